@@ -1,0 +1,23 @@
+package dev.baton;
+
+import org.apache.zookeeper.AddWatchMode;
+import org.apache.zookeeper.Watcher;
+
+/**
+ * Adds a persistent watch: it stays set after it fires, until removed or the session ends. Not thread-safe:
+ * one builder per call.
+ */
+public interface AddWatchBuilder extends Pathable<Void>, Backgroundable<BackgroundPathable> {
+
+    /**
+     * @param mode {@link AddWatchMode#PERSISTENT} (the default) or {@link AddWatchMode#PERSISTENT_RECURSIVE}
+     * @return this builder
+     */
+    AddWatchBuilder withMode(AddWatchMode mode);
+
+    /**
+     * @param watcher told about every change; without it, events go to {@link BatonClient#getEventListenable()}
+     * @return this builder
+     */
+    AddWatchBuilder usingWatcher(Watcher watcher);
+}

@@ -1,0 +1,329 @@
+package dev.baton;
+
+import dev.baton.retry.RetryPolicy;
+import dev.baton.state.ConnectionStateErrorPolicy;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.ThreadFactory;
+import org.apache.zookeeper.client.ZKClientConfig;
+
+/**
+ * Makes {@link BatonClient}s.
+ *
+ * <pre>{@code
+ * BatonClient client = Baton.builder()
+ *         .connectString("zk1:2181,zk2:2181,zk3:2181")
+ *         .sessionTimeout(Duration.ofSeconds(30))
+ *         .retryPolicy(new ExponentialBackoffRetry(1000, 3))
+ *         .namespace("myapp")
+ *         .build();
+ * }</pre>
+ */
+public final class Baton {
+    /** The session timeout used when none is set: 60 seconds. */
+    public static final Duration DEFAULT_SESSION_TIMEOUT = Duration.ofSeconds(60);
+    /** The connection timeout used when none is set: 15 seconds. */
+    public static final Duration DEFAULT_CONNECTION_TIMEOUT = Duration.ofSeconds(15);
+
+    private Baton() {
+    }
+
+    /**
+     * Makes a client with default timeouts.
+     *
+     * @param connectString the servers, such as {@code "127.0.0.1:2181"}
+     * @param retryPolicy the retry policy
+     * @return a client, not started
+     * @throws NullPointerException if an argument is null
+     */
+    public static BatonClient newClient(String connectString, RetryPolicy retryPolicy) {
+        return builder().connectString(connectString).retryPolicy(retryPolicy).build();
+    }
+
+    /**
+     * Makes a client.
+     *
+     * @param connectString the servers
+     * @param sessionTimeout the requested session timeout
+     * @param connectionTimeout how long an operation waits for a connection before it counts as a connection loss
+     * @param retryPolicy the retry policy
+     * @return a client, not started
+     * @throws NullPointerException if an argument is null
+     * @throws IllegalArgumentException if a timeout is not positive
+     */
+    public static BatonClient newClient(String connectString, Duration sessionTimeout, Duration connectionTimeout,
+            RetryPolicy retryPolicy) {
+        return builder().connectString(connectString).sessionTimeout(sessionTimeout)
+                .connectionTimeout(connectionTimeout).retryPolicy(retryPolicy).build();
+    }
+
+    /** @return a new builder */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /**
+     * Collects a client's options. Each option may be set once (setting it again throws
+     * {@link IllegalStateException}), except {@link #authorization(String, byte[])}, which adds. {@link #build()}
+     * copies the options, so one builder can make several clients. Not thread-safe.
+     */
+    public static final class Builder {
+        private EnsembleProvider ensembleProvider;
+        private Duration sessionTimeout;
+        private Duration connectionTimeout;
+        private RetryPolicy retryPolicy;
+        private String namespace;
+        private ACLProvider aclProvider;
+        private final List<AuthInfo> authInfos = new ArrayList<>();
+        private CompressionProvider compressionProvider;
+        private Boolean compressionEnabled;
+        private Boolean canBeReadOnly;
+        private ConnectionStateErrorPolicy errorPolicy;
+        private Integer simulatedExpirationPercent;
+        private ThreadFactory threadFactory;
+        private ZKClientConfig zkClientConfig;
+        private Boolean ensembleTracker;
+
+        private Builder() {
+        }
+
+        private static void requireUnset(Object current, String option) {
+            if (current != null) {
+                throw new IllegalStateException(option + " was already set to " + current);
+            }
+        }
+
+        /**
+         * @param connectString the servers, such as {@code "zk1:2181,zk2:2181"}
+         * @return this builder
+         * @throws IllegalStateException if the servers were already given
+         */
+        public Builder connectString(String connectString) {
+            requireUnset(ensembleProvider, "connectString/ensembleProvider");
+            this.ensembleProvider = new FixedEnsembleProvider(connectString);
+            return this;
+        }
+
+        /**
+         * @param ensembleProvider supplies the servers
+         * @return this builder
+         * @throws IllegalStateException if the servers were already given
+         */
+        public Builder ensembleProvider(EnsembleProvider ensembleProvider) {
+            requireUnset(this.ensembleProvider, "connectString/ensembleProvider");
+            this.ensembleProvider = Objects.requireNonNull(ensembleProvider, "ensembleProvider");
+            return this;
+        }
+
+        /**
+         * @param sessionTimeout the requested session timeout, positive (the server may grant a different one);
+         *        default {@link Baton#DEFAULT_SESSION_TIMEOUT}
+         * @return this builder
+         */
+        public Builder sessionTimeout(Duration sessionTimeout) {
+            requireUnset(this.sessionTimeout, "sessionTimeout");
+            this.sessionTimeout = positive(sessionTimeout, "sessionTimeout");
+            return this;
+        }
+
+        /**
+         * @param connectionTimeout how long an operation waits for a connection before it counts as a connection
+         *        loss, positive; default {@link Baton#DEFAULT_CONNECTION_TIMEOUT}
+         * @return this builder
+         */
+        public Builder connectionTimeout(Duration connectionTimeout) {
+            requireUnset(this.connectionTimeout, "connectionTimeout");
+            this.connectionTimeout = positive(connectionTimeout, "connectionTimeout");
+            return this;
+        }
+
+        /**
+         * @param retryPolicy the retry policy (required)
+         * @return this builder
+         */
+        public Builder retryPolicy(RetryPolicy retryPolicy) {
+            requireUnset(this.retryPolicy, "retryPolicy");
+            this.retryPolicy = Objects.requireNonNull(retryPolicy, "retryPolicy");
+            return this;
+        }
+
+        /**
+         * @param namespace every path of the client is put under {@code /namespace}; null or empty for none
+         * @return this builder
+         * @throws IllegalArgumentException if the namespace is not a valid path once prefixed with {@code /}
+         */
+        public Builder namespace(String namespace) {
+            requireUnset(this.namespace, "namespace");
+            this.namespace = Namespace.normalize(namespace);
+            return this;
+        }
+
+        /**
+         * @param aclProvider the ACL for nodes created without one; default {@link DefaultACLProvider}
+         * @return this builder
+         */
+        public Builder aclProvider(ACLProvider aclProvider) {
+            requireUnset(this.aclProvider, "aclProvider");
+            this.aclProvider = Objects.requireNonNull(aclProvider, "aclProvider");
+            return this;
+        }
+
+        /**
+         * Adds an authorization sent on every session; may be called several times.
+         *
+         * @param scheme the scheme, such as {@code "digest"}
+         * @param auth the credentials
+         * @return this builder
+         */
+        public Builder authorization(String scheme, byte[] auth) {
+            authInfos.add(new AuthInfo(scheme, auth));
+            return this;
+        }
+
+        /**
+         * Adds several authorizations.
+         *
+         * @param authInfos the authorizations
+         * @return this builder
+         */
+        public Builder authorization(List<AuthInfo> authInfos) {
+            Objects.requireNonNull(authInfos, "authInfos").forEach(a -> this.authInfos.add(
+                    Objects.requireNonNull(a, "authInfos element")));
+            return this;
+        }
+
+        /**
+         * @param compressionProvider how {@code compressed()} data is compressed; default GZIP
+         * @return this builder
+         */
+        public Builder compressionProvider(CompressionProvider compressionProvider) {
+            requireUnset(this.compressionProvider, "compressionProvider");
+            this.compressionProvider = Objects.requireNonNull(compressionProvider, "compressionProvider");
+            return this;
+        }
+
+        /** @return this builder; all data written is compressed and all data read is decompressed */
+        public Builder enableCompression() {
+            requireUnset(this.compressionEnabled, "enableCompression");
+            this.compressionEnabled = true;
+            return this;
+        }
+
+        /**
+         * @param canBeReadOnly allow connecting to a server that has lost quorum, in read-only mode
+         * @return this builder
+         */
+        public Builder canBeReadOnly(boolean canBeReadOnly) {
+            requireUnset(this.canBeReadOnly, "canBeReadOnly");
+            this.canBeReadOnly = canBeReadOnly;
+            return this;
+        }
+
+        /**
+         * @param policy which states recipes treat as errors; default {@link ConnectionStateErrorPolicy#STANDARD}
+         * @return this builder
+         */
+        public Builder connectionStateErrorPolicy(ConnectionStateErrorPolicy policy) {
+            requireUnset(this.errorPolicy, "connectionStateErrorPolicy");
+            this.errorPolicy = Objects.requireNonNull(policy, "connectionStateErrorPolicy");
+            return this;
+        }
+
+        /**
+         * After the client has been suspended for this percent of the negotiated session timeout it treats the
+         * session as lost: it posts {@code LOST} and opens a new session. 0 turns this off; default 100.
+         *
+         * @param percent from 0 to 100
+         * @return this builder
+         * @throws IllegalArgumentException if out of range
+         */
+        public Builder simulatedSessionExpirationPercent(int percent) {
+            requireUnset(this.simulatedExpirationPercent, "simulatedSessionExpirationPercent");
+            if (percent < 0 || percent > 100) {
+                throw new IllegalArgumentException(
+                        "simulatedSessionExpirationPercent must be between 0 and 100, was " + percent);
+            }
+            this.simulatedExpirationPercent = percent;
+            return this;
+        }
+
+        /**
+         * @param threadFactory makes the client's two threads; default: daemon threads named {@code baton-...}
+         * @return this builder
+         */
+        public Builder threadFactory(ThreadFactory threadFactory) {
+            requireUnset(this.threadFactory, "threadFactory");
+            this.threadFactory = Objects.requireNonNull(threadFactory, "threadFactory");
+            return this;
+        }
+
+        /**
+         * @param config ZooKeeper client settings (TLS, SASL) for every handle the client opens
+         * @return this builder
+         */
+        public Builder zkClientConfig(ZKClientConfig config) {
+            requireUnset(this.zkClientConfig, "zkClientConfig");
+            this.zkClientConfig = Objects.requireNonNull(config, "zkClientConfig");
+            return this;
+        }
+
+        /**
+         * @param track follow a reconfigured ensemble's server list (default true)
+         * @return this builder
+         */
+        public Builder ensembleTracker(boolean track) {
+            requireUnset(this.ensembleTracker, "ensembleTracker");
+            this.ensembleTracker = track;
+            return this;
+        }
+
+        /**
+         * Makes a client from the options set so far.
+         *
+         * @return a client, not started
+         * @throws IllegalStateException if no connect string / ensemble provider or no retry policy was set
+         */
+        public BatonClient build() {
+            if (ensembleProvider == null) {
+                throw new IllegalStateException("connectString or ensembleProvider must be set");
+            }
+            if (retryPolicy == null) {
+                throw new IllegalStateException("retryPolicy must be set");
+            }
+            ClientConfig config = new ClientConfig(
+                    ensembleProvider,
+                    or(sessionTimeout, DEFAULT_SESSION_TIMEOUT),
+                    or(connectionTimeout, DEFAULT_CONNECTION_TIMEOUT),
+                    retryPolicy,
+                    or(namespace, ""),
+                    or(aclProvider, new DefaultACLProvider()),
+                    List.copyOf(authInfos),
+                    or(compressionProvider, new GzipCompressionProvider()),
+                    or(compressionEnabled, false),
+                    or(canBeReadOnly, false),
+                    or(errorPolicy, ConnectionStateErrorPolicy.STANDARD),
+                    or(simulatedExpirationPercent, 100),
+                    threadFactory,
+                    zkClientConfig,
+                    or(ensembleTracker, true));
+            return new ClientCore(config).rootClient();
+        }
+
+        private static <T> T or(T value, T fallback) {
+            return value != null ? value : fallback;
+        }
+
+        private static Duration positive(Duration d, String name) {
+            Objects.requireNonNull(d, name);
+            if (d.isNegative() || d.isZero()) {
+                throw new IllegalArgumentException(name + " must be positive, was " + d);
+            }
+            if (d.toMillis() > Integer.MAX_VALUE) {
+                throw new IllegalArgumentException(name + " is too large, was " + d);
+            }
+            return d;
+        }
+    }
+}

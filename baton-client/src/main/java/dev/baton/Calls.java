@@ -1,0 +1,269 @@
+package dev.baton;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.apache.zookeeper.AddWatchMode;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Op;
+import org.apache.zookeeper.OpResult;
+import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.ZooKeeper;
+import org.apache.zookeeper.data.ACL;
+import org.apache.zookeeper.data.Stat;
+
+/**
+ * The ZooKeeper requests the client makes, each in blocking and callback form. {@code path} is the full path
+ * sent to the server; {@code userPath} is what failures name.
+ */
+final class Calls {
+    private Calls() {
+    }
+
+    /** Copies every field of a stat, for {@code storingStatIn} on the callback path. */
+    static void copy(Stat from, Stat to) {
+        if (to == null || from == null || to == from) {
+            return;
+        }
+        to.setAversion(from.getAversion());
+        to.setCtime(from.getCtime());
+        to.setCversion(from.getCversion());
+        to.setCzxid(from.getCzxid());
+        to.setDataLength(from.getDataLength());
+        to.setEphemeralOwner(from.getEphemeralOwner());
+        to.setMtime(from.getMtime());
+        to.setMzxid(from.getMzxid());
+        to.setNumChildren(from.getNumChildren());
+        to.setPzxid(from.getPzxid());
+        to.setVersion(from.getVersion());
+    }
+
+    /**
+     * A mutable copy of an ACL for the handle: {@code ZooKeeper.validateACL} calls {@code acl.contains(null)},
+     * which throws for immutable lists such as {@code List.of(...)} and {@code List.copyOf(...)}.
+     */
+    static List<ACL> forHandle(List<ACL> acl) {
+        return acl == null ? null : new ArrayList<>(acl);
+    }
+
+    static ZkCall<String> create(String path, String userPath, byte[] data, List<ACL> givenAcl, CreateMode mode,
+            long ttl, Stat stat) {
+        List<ACL> acl = forHandle(givenAcl);
+        return new ZkCall<>() {
+            @Override
+            public String sync(ZooKeeper zk) throws KeeperException, InterruptedException {
+                return zk.create(path, data, acl, mode, stat, ttl);
+            }
+
+            @Override
+            public void async(ZooKeeper zk, CompletableFuture<String> f) {
+                zk.create(path, data, acl, mode, (rc, p, ctx, name, s) -> {
+                    copy(s, stat);
+                    ZkCall.complete(f, rc, userPath, name);
+                }, null, ttl);
+            }
+        };
+    }
+
+    static ZkCall<Stat> exists(String path, Watcher watcher) {
+        return new ZkCall<>() {
+            @Override
+            public Stat sync(ZooKeeper zk) throws KeeperException, InterruptedException {
+                return zk.exists(path, watcher);
+            }
+
+            @Override
+            public void async(ZooKeeper zk, CompletableFuture<Stat> f) {
+                zk.exists(path, watcher, (rc, p, ctx, s) -> {
+                    if (rc == KeeperException.Code.NONODE.intValue()) {
+                        f.complete(null);
+                    } else {
+                        ZkCall.complete(f, rc, p, s);
+                    }
+                }, null);
+            }
+        };
+    }
+
+    static ZkCall<byte[]> getData(String path, String userPath, Watcher watcher, Stat stat) {
+        return new ZkCall<>() {
+            @Override
+            public byte[] sync(ZooKeeper zk) throws KeeperException, InterruptedException {
+                return zk.getData(path, watcher, stat);
+            }
+
+            @Override
+            public void async(ZooKeeper zk, CompletableFuture<byte[]> f) {
+                zk.getData(path, watcher, (rc, p, ctx, data, s) -> {
+                    copy(s, stat);
+                    ZkCall.complete(f, rc, userPath, data);
+                }, null);
+            }
+        };
+    }
+
+    static ZkCall<Stat> setData(String path, String userPath, byte[] data, int version) {
+        return new ZkCall<>() {
+            @Override
+            public Stat sync(ZooKeeper zk) throws KeeperException, InterruptedException {
+                return zk.setData(path, data, version);
+            }
+
+            @Override
+            public void async(ZooKeeper zk, CompletableFuture<Stat> f) {
+                zk.setData(path, data, version, (rc, p, ctx, s) -> ZkCall.complete(f, rc, userPath, s), null);
+            }
+        };
+    }
+
+    static ZkCall<List<String>> getChildren(String path, String userPath, Watcher watcher, Stat stat) {
+        return new ZkCall<>() {
+            @Override
+            public List<String> sync(ZooKeeper zk) throws KeeperException, InterruptedException {
+                return zk.getChildren(path, watcher, stat);
+            }
+
+            @Override
+            public void async(ZooKeeper zk, CompletableFuture<List<String>> f) {
+                zk.getChildren(path, watcher, (rc, p, ctx, children, s) -> {
+                    copy(s, stat);
+                    ZkCall.complete(f, rc, userPath, children);
+                }, null);
+            }
+        };
+    }
+
+    static ZkCall<Void> delete(String path, String userPath, int version) {
+        return new ZkCall<>() {
+            @Override
+            public Void sync(ZooKeeper zk) throws KeeperException, InterruptedException {
+                zk.delete(path, version);
+                return null;
+            }
+
+            @Override
+            public void async(ZooKeeper zk, CompletableFuture<Void> f) {
+                zk.delete(path, version, (rc, p, ctx) -> ZkCall.complete(f, rc, userPath, null), null);
+            }
+        };
+    }
+
+    /** There is no blocking sync in the ZooKeeper API; both forms use the callback and wait. */
+    static ZkCall<Void> sync(String path, String userPath) {
+        return new ZkCall<>() {
+            @Override
+            public Void sync(ZooKeeper zk) throws KeeperException, InterruptedException {
+                CompletableFuture<Void> f = new CompletableFuture<>();
+                async(zk, f);
+                return Exec.await(f);
+            }
+
+            @Override
+            public void async(ZooKeeper zk, CompletableFuture<Void> f) {
+                zk.sync(path, (rc, p, ctx) -> ZkCall.complete(f, rc, userPath, null), null);
+            }
+        };
+    }
+
+    static ZkCall<List<ACL>> getACL(String path, String userPath, Stat stat) {
+        Stat target = stat != null ? stat : new Stat();
+        return new ZkCall<>() {
+            @Override
+            public List<ACL> sync(ZooKeeper zk) throws KeeperException, InterruptedException {
+                return zk.getACL(path, target);
+            }
+
+            @Override
+            public void async(ZooKeeper zk, CompletableFuture<List<ACL>> f) {
+                zk.getACL(path, target, (rc, p, ctx, acl, s) -> {
+                    copy(s, target);
+                    ZkCall.complete(f, rc, userPath, acl);
+                }, null);
+            }
+        };
+    }
+
+    static ZkCall<Stat> setACL(String path, String userPath, List<ACL> givenAcl, int version) {
+        List<ACL> acl = forHandle(givenAcl);
+        return new ZkCall<>() {
+            @Override
+            public Stat sync(ZooKeeper zk) throws KeeperException, InterruptedException {
+                return zk.setACL(path, acl, version);
+            }
+
+            @Override
+            public void async(ZooKeeper zk, CompletableFuture<Stat> f) {
+                zk.setACL(path, acl, version, (rc, p, ctx, s) -> ZkCall.complete(f, rc, userPath, s), null);
+            }
+        };
+    }
+
+    static ZkCall<Void> addWatch(String path, String userPath, Watcher watcher, AddWatchMode mode) {
+        return new ZkCall<>() {
+            @Override
+            public Void sync(ZooKeeper zk) throws KeeperException, InterruptedException {
+                zk.addWatch(path, watcher, mode);
+                return null;
+            }
+
+            @Override
+            public void async(ZooKeeper zk, CompletableFuture<Void> f) {
+                zk.addWatch(path, watcher, mode, (rc, p, ctx) -> ZkCall.complete(f, rc, userPath, null), null);
+            }
+        };
+    }
+
+    /** {@code watcher == null} removes all watches of the type. */
+    static ZkCall<Void> removeWatches(String path, String userPath, Watcher watcher, Watcher.WatcherType type,
+            boolean local) {
+        return new ZkCall<>() {
+            @Override
+            public Void sync(ZooKeeper zk) throws KeeperException, InterruptedException {
+                if (watcher == null) {
+                    zk.removeAllWatches(path, type, local);
+                } else {
+                    zk.removeWatches(path, watcher, type, local);
+                }
+                return null;
+            }
+
+            @Override
+            public void async(ZooKeeper zk, CompletableFuture<Void> f) {
+                if (watcher == null) {
+                    zk.removeAllWatches(path, type, local, (rc, p, ctx) -> ZkCall.complete(f, rc, userPath, null),
+                            null);
+                } else {
+                    zk.removeWatches(path, watcher, type, local,
+                            (rc, p, ctx) -> ZkCall.complete(f, rc, userPath, null), null);
+                }
+            }
+        };
+    }
+
+    /** {@code userPaths} are the operations' paths as the user gave them, for the failure's path. */
+    static ZkCall<List<OpResult>> multi(List<Op> ops, List<String> userPaths) {
+        return new ZkCall<>() {
+            @Override
+            public List<OpResult> sync(ZooKeeper zk) throws KeeperException, InterruptedException {
+                try {
+                    return zk.multi(ops);
+                } catch (KeeperException e) {
+                    // The handle's exception names no path; report the failing operation as the async form does.
+                    throw TransactionImpl.failure(e.code().intValue(), userPaths, e.getResults());
+                }
+            }
+
+            @Override
+            public void async(ZooKeeper zk, CompletableFuture<List<OpResult>> f) {
+                zk.multi(ops, (rc, p, ctx, results) -> {
+                    if (rc == KeeperException.Code.OK.intValue()) {
+                        f.complete(results);
+                    } else {
+                        f.completeExceptionally(TransactionImpl.failure(rc, userPaths, results));
+                    }
+                }, null);
+            }
+        };
+    }
+}

@@ -1,0 +1,143 @@
+package dev.baton;
+
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
+import java.util.function.Supplier;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.data.ACL;
+import org.apache.zookeeper.data.Stat;
+
+/** The create compositions: parents, protection, create-or-set. All paths here are full (namespaced). */
+final class Creates {
+    static final byte[] EMPTY = new byte[0];
+
+    private Creates() {
+    }
+
+    /** What one create asks for. {@code parentMode} is null when parents are not created. */
+    record Spec(String path, String userPath, byte[] data, List<ACL> acl, CreateMode mode, long ttl, Stat stat,
+            String protectedPrefix, CreateMode parentMode, boolean orSetData, int setDataVersion) {
+    }
+
+    /**
+     * Creates a node. A sequential create without protection is never retried (a retry could create a second
+     * node). A protected create is retried, and each retry first looks for the node an earlier attempt may have
+     * created. A plain create is retried; a retry that meets its own ephemeral node counts as success.
+     */
+    static CompletableFuture<String> create(DefaultBatonClient client, Exec exec, Spec spec) {
+        int[] attempts = {0};
+        Supplier<CompletableFuture<String>> attempt = () -> {
+            boolean isRetry = attempts[0]++ > 0;
+            if (isRetry && spec.protectedPrefix() != null) {
+                return findProtected(exec, spec.path(), spec.protectedPrefix()).thenCompose(found ->
+                        found != null ? CompletableFuture.completedFuture(found) : createWithParents(client, exec, spec));
+            }
+            return createWithParents(client, exec, spec);
+        };
+        CompletableFuture<String> created = spec.mode().isSequential() && spec.protectedPrefix() == null
+                ? attempt.get() : exec.retrying(attempt);
+        return created.handle((path, error) -> {
+            if (error == null) {
+                return CompletableFuture.completedFuture(path);
+            }
+            if (Exec.codeOf(error) == KeeperException.Code.NODEEXISTS) {
+                if (spec.orSetData()) {
+                    return exec.retrying(Calls.setData(spec.path(), spec.userPath(), spec.data(), spec.setDataVersion()))
+                            .thenApply(stat -> {
+                                Calls.copy(stat, spec.stat());
+                                return spec.path();
+                            });
+                }
+                if (attempts[0] > 1 && spec.mode().isEphemeral()) {
+                    return ownEphemeral(exec, spec, error);
+                }
+            }
+            return Exec.<String>failed(Exec.unwrap(error));
+        }).thenCompose(Function.identity());
+    }
+
+    /** After a retried create met an existing ephemeral node: it is ours if our session owns it. */
+    private static CompletableFuture<String> ownEphemeral(Exec exec, Spec spec, Throwable original) {
+        return exec.once(Calls.exists(spec.path(), null)).thenCompose(stat -> {
+            long session = exec.sessionId();
+            if (stat != null && stat.getEphemeralOwner() == session) {
+                Calls.copy(stat, spec.stat());
+                return CompletableFuture.completedFuture(spec.path());
+            }
+            return Exec.failed(Exec.unwrap(original));
+        });
+    }
+
+    private static CompletableFuture<String> createWithParents(DefaultBatonClient client, Exec exec, Spec spec) {
+        CompletableFuture<String> first = exec.once(createCall(spec));
+        if (spec.parentMode() == null) {
+            return first;
+        }
+        return first.exceptionallyCompose(error -> {
+            if (Exec.codeOf(error) != KeeperException.Code.NONODE) {
+                return Exec.failed(Exec.unwrap(error));
+            }
+            return mkdirs(client, exec, BatonPaths.parent(spec.path()), spec.parentMode())
+                    .thenCompose(v -> exec.once(createCall(spec)));
+        });
+    }
+
+    private static ZkCall<String> createCall(Spec spec) {
+        return Calls.create(spec.path(), spec.userPath(), spec.data(), spec.acl(), spec.mode(), spec.ttl(),
+                spec.stat());
+    }
+
+    /**
+     * Makes sure {@code path} and its ancestors exist, creating the missing ones with {@code mode} (persistent
+     * or container). Tries the deepest node first, so the common case of one missing level costs one request.
+     */
+    static CompletableFuture<Void> mkdirs(DefaultBatonClient client, Exec exec, String path, CreateMode mode) {
+        if (path.equals("/")) {
+            return CompletableFuture.completedFuture(null);
+        }
+        List<ACL> acl = client.core().config().aclProvider().getAclForPath(path);
+        String userPath = client.userPath(path);
+        return exec.retrying(Calls.create(path, userPath, EMPTY, acl, mode, -1, null)).handle((created, error) -> {
+            KeeperException.Code code = error == null ? KeeperException.Code.OK : Exec.codeOf(error);
+            if (code == KeeperException.Code.OK || code == KeeperException.Code.NODEEXISTS) {
+                return CompletableFuture.<Void>completedFuture(null);
+            }
+            if (code == KeeperException.Code.NONODE) {
+                return mkdirs(client, exec, BatonPaths.parent(path), mode)
+                        .thenCompose(v -> mkdirs(client, exec, path, mode));
+            }
+            return Exec.<Void>failed(Exec.unwrap(error));
+        }).thenCompose(Function.identity());
+    }
+
+    /** The full path of the child of {@code path}'s parent that carries {@code prefix}, or null. */
+    static CompletableFuture<String> findProtected(Exec exec, String path, String prefix) {
+        String parent = BatonPaths.parent(path);
+        return exec.once(Calls.getChildren(parent, parent, null, null)).handle((children, error) -> {
+            if (error != null) {
+                if (Exec.codeOf(error) == KeeperException.Code.NONODE) {
+                    return CompletableFuture.<String>completedFuture(null);
+                }
+                return Exec.<String>failed(Exec.unwrap(error));
+            }
+            for (String child : children) {
+                if (child.startsWith(prefix)) {
+                    return CompletableFuture.completedFuture(BatonPaths.makePath(parent, child));
+                }
+            }
+            return CompletableFuture.<String>completedFuture(null);
+        }).thenCompose(Function.identity());
+    }
+
+    /** Deletes the node carrying {@code prefix} under {@code path}'s parent, if there is one. */
+    static CompletableFuture<Void> deleteProtected(Exec exec, String path, String prefix) {
+        return findProtected(exec, path, prefix).thenCompose(found -> {
+            if (found == null) {
+                return CompletableFuture.completedFuture(null);
+            }
+            return Deletes.ignoringNoNode(exec.once(Calls.delete(found, found, -1)));
+        });
+    }
+}

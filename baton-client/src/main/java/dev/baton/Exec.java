@@ -1,0 +1,184 @@
+package dev.baton;
+
+import dev.baton.retry.RetryPolicy;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import java.util.function.Supplier;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.ZooKeeper;
+
+/**
+ * Runs ZooKeeper requests with the client's connection wait and retry policy, in one of two modes.
+ *
+ * <p>Every operation is written once, as a composition of {@link CompletableFuture}s. In blocking mode each
+ * request uses the handle's blocking API on the caller's thread, so every future is already complete when it is
+ * returned and the composition runs inline, like straight-line code. In asynchronous mode requests use the
+ * callback API and retries are scheduled on the client's scheduler, so no thread waits.
+ */
+final class Exec {
+    private final ClientCore core;
+    private final boolean blocking;
+
+    Exec(ClientCore core, boolean blocking) {
+        this.core = core;
+        this.blocking = blocking;
+    }
+
+    /** The session id of the current handle. */
+    long sessionId() {
+        return core.session().handle().getSessionId();
+    }
+
+    /** One request on the current handle, after waiting (up to the connection timeout) for a connection. */
+    <T> CompletableFuture<T> once(ZkCall<T> call) {
+        Session session = core.session();
+        if (session.isConnected()) {
+            return invoke(call);
+        }
+        long waitMs = core.config().connectionTimeout().toMillis();
+        if (blocking) {
+            try {
+                if (!session.awaitConnected(waitMs)) {
+                    return core.isClosed() ? failed(core.closedException())
+                            : failed(new KeeperException.ConnectionLossException());
+                }
+            } catch (InterruptedException e) {
+                return failed(e);
+            }
+            return invoke(call);
+        }
+        return session.whenConnected(waitMs).thenCompose(v -> invoke(call));
+    }
+
+    private <T> CompletableFuture<T> invoke(ZkCall<T> call) {
+        ZooKeeper zk;
+        try {
+            zk = core.session().handle();
+        } catch (RuntimeException e) {
+            return failed(e);
+        }
+        if (blocking) {
+            try {
+                return CompletableFuture.completedFuture(call.sync(zk));
+            } catch (KeeperException | InterruptedException | RuntimeException e) {
+                return failed(e);
+            }
+        }
+        CompletableFuture<T> result = new CompletableFuture<>();
+        try {
+            call.async(zk, result);
+        } catch (RuntimeException e) {
+            result.completeExceptionally(e);
+        }
+        return result;
+    }
+
+    /** {@link #once} under the retry policy. */
+    <T> CompletableFuture<T> retrying(ZkCall<T> call) {
+        return retrying(() -> once(call));
+    }
+
+    /**
+     * Runs {@code attempt}, and runs it again while it fails with a code the retry policy accepts and the policy
+     * allows another try.
+     */
+    <T> CompletableFuture<T> retrying(Supplier<CompletableFuture<T>> attempt) {
+        return retrying(attempt, 0, System.nanoTime());
+    }
+
+    private <T> CompletableFuture<T> retrying(Supplier<CompletableFuture<T>> attempt, int retryCount, long startNanos) {
+        CompletableFuture<T> first;
+        try {
+            first = attempt.get();
+        } catch (RuntimeException e) {
+            first = failed(e);
+        }
+        return first.handle((value, error) -> {
+            if (error == null) {
+                return CompletableFuture.completedFuture(value);
+            }
+            Throwable cause = unwrap(error);
+            RetryPolicy policy = core.config().retryPolicy();
+            if (cause instanceof KeeperException ke && policy.isRetryable(ke.code()) && !core.isClosed()) {
+                Duration elapsed = Duration.ofNanos(System.nanoTime() - startNanos);
+                Optional<Duration> delay = policy.delayBeforeRetry(retryCount, elapsed);
+                if (delay.isPresent()) {
+                    return delay(delay.get()).thenCompose(v -> retrying(attempt, retryCount + 1, startNanos));
+                }
+            }
+            return Exec.<T>failed(cause);
+        }).thenCompose(Function.identity());
+    }
+
+    CompletableFuture<Void> delay(Duration delay) {
+        long ms = delay.toMillis();
+        if (ms <= 0) {
+            return CompletableFuture.completedFuture(null);
+        }
+        if (blocking) {
+            try {
+                Thread.sleep(ms);
+                return CompletableFuture.completedFuture(null);
+            } catch (InterruptedException e) {
+                return failed(e);
+            }
+        }
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        try {
+            core.scheduler().schedule(() -> done.complete(null), ms, TimeUnit.MILLISECONDS);
+        } catch (RuntimeException e) {
+            done.completeExceptionally(core.closedException());
+        }
+        return done;
+    }
+
+    static <T> CompletableFuture<T> failed(Throwable t) {
+        return CompletableFuture.failedFuture(t);
+    }
+
+    static Throwable unwrap(Throwable t) {
+        while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
+            t = t.getCause();
+        }
+        return t;
+    }
+
+    /** The code of a ZooKeeper failure, or null for other failures. */
+    static KeeperException.Code codeOf(Throwable t) {
+        return unwrap(t) instanceof KeeperException ke ? ke.code() : null;
+    }
+
+    /** True if the failure says nothing about the server's state: the request may or may not have been applied. */
+    static boolean isConnectionProblem(Throwable t) {
+        KeeperException.Code code = codeOf(t);
+        return code != null && (RetryPolicy.isRetryableCode(code) || code == KeeperException.Code.SESSIONEXPIRED);
+    }
+
+    /** Waits for a future made by a blocking-mode composition and throws what it failed with. */
+    static <T> T await(CompletableFuture<T> future) throws KeeperException, InterruptedException {
+        try {
+            return future.get();
+        } catch (ExecutionException | CancellationException e) {
+            Throwable cause = unwrap(e);
+            if (cause instanceof KeeperException ke) {
+                throw ke;
+            }
+            if (cause instanceof InterruptedException ie) {
+                throw ie;
+            }
+            if (cause instanceof RuntimeException re) {
+                throw re;
+            }
+            if (cause instanceof Error err) {
+                throw err;
+            }
+            throw new IllegalStateException(cause);
+        }
+    }
+}

@@ -1,0 +1,26 @@
+package dev.baton;
+
+import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.data.Stat;
+
+/** Reads a node's data. Not thread-safe: one builder per call. */
+public interface GetDataBuilder extends Pathable<byte[]>, Backgroundable<BackgroundPathable> {
+
+    /**
+     * @param stat receives the node's stat
+     * @return this builder
+     */
+    GetDataBuilder storingStatIn(Stat stat);
+
+    /** @return this builder, leaving a watch whose event goes to {@link BatonClient#getEventListenable()} */
+    GetDataBuilder watched();
+
+    /**
+     * @param watcher told once when the node changes or is deleted
+     * @return this builder
+     */
+    GetDataBuilder usingWatcher(Watcher watcher);
+
+    /** @return this builder, decompressing with the client's {@link CompressionProvider} */
+    GetDataBuilder decompressed();
+}

@@ -1,0 +1,87 @@
+package dev.baton;
+
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import org.apache.zookeeper.KeeperException;
+
+/**
+ * The common last steps of every operation builder: blocking, future and background forms all run the one
+ * composition {@link #run}, in blocking or asynchronous mode.
+ *
+ * @param <T> the operation's result
+ */
+abstract class OpBuilder<T> {
+    final DefaultBatonClient client;
+
+    OpBuilder(DefaultBatonClient client) {
+        this.client = client;
+    }
+
+    /**
+     * The operation. Validates its arguments and throws at once for bad input; everything else is in the future.
+     *
+     * @param data the data for operations that take it; null when the caller gave none
+     */
+    abstract CompletableFuture<T> run(Exec exec, String path, byte[] data);
+
+    /** The event reported for a successful result. */
+    abstract BatonEvent successEvent(String path, T result);
+
+    /** What the background event reports. */
+    abstract BatonEventType eventType();
+
+    public T forPath(String path) throws KeeperException, InterruptedException {
+        return Exec.await(run(client.exec(true), path, null));
+    }
+
+    public T forPath(String path, byte[] data) throws KeeperException, InterruptedException {
+        return Exec.await(run(client.exec(true), path, Objects.requireNonNull(data, "data")));
+    }
+
+    public CompletableFuture<T> forPathAsync(String path) {
+        return run(client.exec(false), path, null);
+    }
+
+    public CompletableFuture<T> forPathAsync(String path, byte[] data) {
+        return run(client.exec(false), path, Objects.requireNonNull(data, "data"));
+    }
+
+    public BackgroundPathAndBytesable inBackground() {
+        return new Background(null, null);
+    }
+
+    public BackgroundPathAndBytesable inBackground(BackgroundCallback callback) {
+        return new Background(Objects.requireNonNull(callback, "callback"), null);
+    }
+
+    public BackgroundPathAndBytesable inBackground(BackgroundCallback callback, Executor executor) {
+        return new Background(Objects.requireNonNull(callback, "callback"),
+                Objects.requireNonNull(executor, "executor"));
+    }
+
+    private final class Background implements BackgroundPathAndBytesable {
+        private final BackgroundCallback callback;
+        private final Executor executor;
+
+        Background(BackgroundCallback callback, Executor executor) {
+            this.callback = callback;
+            this.executor = executor;
+        }
+
+        @Override
+        public void forPath(String path) {
+            start(path, null);
+        }
+
+        @Override
+        public void forPath(String path, byte[] data) {
+            start(path, Objects.requireNonNull(data, "data"));
+        }
+
+        private void start(String path, byte[] data) {
+            CompletableFuture<T> future = run(client.exec(false), path, data);
+            client.deliver(future, eventType(), path, result -> successEvent(path, result), this.callback, executor);
+        }
+    }
+}

@@ -1,0 +1,276 @@
+package dev.baton;
+
+import dev.baton.state.ConnectionState;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.WatchedEvent;
+import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.ZooKeeper;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Owns the ZooKeeper handle and turns its connection events into {@link ConnectionState}s.
+ *
+ * <p>A handle whose session expired is replaced by a new one at once, so the client always has a handle that is
+ * connecting or connected. Events from a replaced handle are ignored: each handle gets its own watcher, and only
+ * the current watcher's events count. All state changes happen under {@code lock}, so states are posted in the
+ * order they happened, whichever thread (ZooKeeper's event thread, the scheduler) saw them.
+ */
+final class Session {
+    private static final Logger LOG = LoggerFactory.getLogger(Session.class);
+
+    private final ClientCore core;
+    private final Object lock = new Object();
+    private final List<CompletableFuture<Void>> connectWaiters = new ArrayList<>();
+
+    private volatile ZooKeeper zk;
+    private volatile boolean connected;
+    private volatile ConnectionState lastPosted;
+    private HandleWatcher currentWatcher;
+    private boolean everConnected;
+    private volatile boolean closed;
+    private long disconnectEpoch;
+
+    Session(ClientCore core) {
+        this.core = core;
+    }
+
+    void start() {
+        synchronized (lock) {
+            zk = newHandle();
+        }
+    }
+
+    ZooKeeper handle() {
+        ZooKeeper current = zk;
+        if (current == null || closed) {
+            throw closed ? core.closedException() : new IllegalStateException("client is not started");
+        }
+        return current;
+    }
+
+    boolean isConnected() {
+        return connected;
+    }
+
+    ConnectionState lastState() {
+        return lastPosted;
+    }
+
+    /** Opens a handle; called under {@code lock}. */
+    private ZooKeeper newHandle() {
+        ClientConfig config = core.config();
+        HandleWatcher watcher = new HandleWatcher();
+        currentWatcher = watcher;
+        String connectString = config.ensembleProvider().getConnectionString();
+        int timeoutMs = (int) config.sessionTimeout().toMillis();
+        try {
+            ZooKeeper handle = config.zkClientConfig() == null
+                    ? new ZooKeeper(connectString, timeoutMs, watcher, config.canBeReadOnly())
+                    : new ZooKeeper(connectString, timeoutMs, watcher, config.canBeReadOnly(), config.zkClientConfig());
+            for (AuthInfo auth : config.authInfos()) {
+                handle.addAuthInfo(auth.scheme(), auth.auth());
+            }
+            return handle;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot open a ZooKeeper handle for " + connectString, e);
+        }
+    }
+
+    private final class HandleWatcher implements Watcher {
+        @Override
+        public void process(WatchedEvent event) {
+            if (event.getType() == Event.EventType.None) {
+                onConnectionEvent(this, event.getState());
+            }
+        }
+    }
+
+    private void onConnectionEvent(HandleWatcher source, Watcher.Event.KeeperState keeperState) {
+        ZooKeeper connectedHandle = null;
+        synchronized (lock) {
+            if (closed || source != currentWatcher) {
+                return;
+            }
+            switch (keeperState) {
+                case SyncConnected, ConnectedReadOnly -> {
+                    connected = true;
+                    ConnectionState state = keeperState == Watcher.Event.KeeperState.ConnectedReadOnly
+                            ? ConnectionState.READ_ONLY
+                            : everConnected ? ConnectionState.RECONNECTED : ConnectionState.CONNECTED;
+                    everConnected = true;
+                    disconnectEpoch++;
+                    post(state);
+                    lock.notifyAll();
+                    connectedHandle = zk;
+                }
+                case Disconnected -> {
+                    connected = false;
+                    post(ConnectionState.SUSPENDED);
+                    scheduleSimulatedExpiry();
+                }
+                case Expired -> {
+                    LOG.info("Session 0x{} expired; opening a new session", Long.toHexString(zk.getSessionId()));
+                    expire(false);
+                }
+                case AuthFailed -> core.reportError("authentication failed for the ZooKeeper session",
+                        new KeeperException.AuthFailedException());
+                default -> {
+                }
+            }
+        }
+        if (connectedHandle != null) {
+            List<CompletableFuture<Void>> waiters;
+            synchronized (lock) {
+                waiters = new ArrayList<>(connectWaiters);
+                connectWaiters.clear();
+            }
+            waiters.forEach(w -> w.complete(null));
+            core.onConnected(connectedHandle);
+        }
+    }
+
+    /** Posts LOST and replaces the handle; called under {@code lock}. */
+    private void expire(boolean killOldHandle) {
+        connected = false;
+        disconnectEpoch++;
+        ZooKeeper old = zk;
+        post(ConnectionState.LOST);
+        zk = newHandle();
+        if (killOldHandle) {
+            // The old handle cannot reach a server; stop its threads without waiting for a close round trip.
+            old.getTestable().injectSessionExpiration();
+        }
+    }
+
+    private void scheduleSimulatedExpiry() {
+        int percent = core.config().simulatedExpirationPercent();
+        if (percent == 0) {
+            return;
+        }
+        int negotiated = zk.getSessionTimeout();
+        long timeoutMs = (negotiated > 0 ? negotiated : core.config().sessionTimeout().toMillis()) * percent / 100;
+        long epoch = ++disconnectEpoch;
+        try {
+            core.scheduler().schedule(() -> {
+                synchronized (lock) {
+                    if (!closed && !connected && epoch == disconnectEpoch) {
+                        LOG.info("Suspended for {} ms; treating session 0x{} as lost", timeoutMs,
+                                Long.toHexString(zk.getSessionId()));
+                        expire(true);
+                    }
+                }
+            }, timeoutMs, TimeUnit.MILLISECONDS);
+        } catch (RuntimeException e) {
+            LOG.debug("Could not schedule simulated expiration (closing?)", e);
+        }
+    }
+
+    /** Posts a state unless it repeats the last one; called under {@code lock}. */
+    private void post(ConnectionState state) {
+        if (state == lastPosted) {
+            return;
+        }
+        lastPosted = state;
+        core.postState(state);
+    }
+
+    /** Test hook and simulated expiry: drop the session as if the server had expired it. */
+    void injectExpiry() {
+        synchronized (lock) {
+            if (!closed) {
+                expire(true);
+            }
+        }
+    }
+
+    /** Waits until connected or closed; {@code timeoutMs < 0} waits without limit. */
+    boolean awaitConnected(long timeoutMs) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(Math.max(timeoutMs, 0));
+        synchronized (lock) {
+            while (!connected && !closed) {
+                if (timeoutMs < 0) {
+                    lock.wait();
+                    continue;
+                }
+                long leftMs = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+                if (leftMs <= 0) {
+                    return false;
+                }
+                lock.wait(leftMs);
+            }
+            return connected && !closed;
+        }
+    }
+
+    /**
+     * A future completed when the client is connected; failed with a connection loss after {@code timeoutMs}
+     * ({@code <= 0}: no limit), or with an {@link IllegalStateException} when the client closes.
+     */
+    CompletableFuture<Void> whenConnected(long timeoutMs) {
+        CompletableFuture<Void> waiter = new CompletableFuture<>();
+        synchronized (lock) {
+            if (closed) {
+                return CompletableFuture.failedFuture(core.closedException());
+            }
+            if (connected) {
+                return CompletableFuture.completedFuture(null);
+            }
+            connectWaiters.add(waiter);
+        }
+        if (timeoutMs > 0) {
+            try {
+                var timer = core.scheduler().schedule(
+                        () -> waiter.completeExceptionally(new KeeperException.ConnectionLossException()),
+                        timeoutMs, TimeUnit.MILLISECONDS);
+                waiter.whenComplete((v, e) -> {
+                    timer.cancel(false);
+                    synchronized (lock) {
+                        connectWaiters.remove(waiter);
+                    }
+                });
+            } catch (RuntimeException e) {
+                waiter.completeExceptionally(core.closedException());
+            }
+        }
+        return waiter;
+    }
+
+    void close() {
+        ZooKeeper handle;
+        boolean wasConnected;
+        List<CompletableFuture<Void>> waiters;
+        synchronized (lock) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            handle = zk;
+            wasConnected = connected;
+            connected = false;
+            waiters = new ArrayList<>(connectWaiters);
+            connectWaiters.clear();
+            lock.notifyAll();
+        }
+        waiters.forEach(w -> w.completeExceptionally(core.closedException()));
+        if (handle == null) {
+            return;
+        }
+        if (wasConnected) {
+            try {
+                handle.close();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        } else {
+            // No server to tell; a close round trip would wait for the next failed connection attempt.
+            handle.getTestable().injectSessionExpiration();
+        }
+    }
+}

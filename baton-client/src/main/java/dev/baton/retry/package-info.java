@@ -1,0 +1,5 @@
+/**
+ * Retry policies: when and how often a ZooKeeper operation that failed for a connection reason is tried again.
+ * The constructors have the shapes of Apache Curator's policies so programs written for Curator read the same.
+ */
+package dev.baton.retry;

@@ -1,0 +1,159 @@
+package dev.baton;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.baton.retry.RetryOneTime;
+import dev.baton.state.ConnectionState;
+import dev.baton.testing.EmbeddedZooKeeperExtension;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.apache.zookeeper.CreateMode;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+@Timeout(120)
+class ConnectionStateTest {
+    @RegisterExtension
+    static EmbeddedZooKeeperExtension zk = new EmbeddedZooKeeperExtension();
+
+    private static BatonClient client(Duration sessionTimeout, int simulatedExpirationPercent) {
+        return Baton.builder()
+                .connectString(zk.connectString())
+                .sessionTimeout(sessionTimeout)
+                .connectionTimeout(Duration.ofSeconds(2))
+                .retryPolicy(new RetryOneTime(10))
+                .simulatedSessionExpirationPercent(simulatedExpirationPercent)
+                .build();
+    }
+
+    private static List<ConnectionState> record(BatonClient client) {
+        List<ConnectionState> states = new CopyOnWriteArrayList<>();
+        client.getConnectionStateListenable().addListener((c, s) -> states.add(s));
+        return states;
+    }
+
+    @Test
+    void serverStopSuspendsAndRestartReconnectsOnTheSameSession() throws Exception {
+        try (BatonClient client = client(Duration.ofSeconds(20), 100)) {
+            List<ConnectionState> states = record(client);
+            client.start();
+            assertThat(client.blockUntilConnected(10, TimeUnit.SECONDS)).isTrue();
+            long session = client.getZooKeeper().getSessionId();
+            await().until(() -> states.contains(ConnectionState.CONNECTED));
+            assertThat(client.getConnectionState()).isEqualTo(ConnectionState.CONNECTED);
+
+            zk.server().stop();
+            await().atMost(Duration.ofSeconds(20)).until(() -> states.contains(ConnectionState.SUSPENDED));
+            assertThat(client.isConnected()).isFalse();
+
+            zk.server().restart();
+            await().atMost(Duration.ofSeconds(30)).until(() -> states.contains(ConnectionState.RECONNECTED));
+            assertThat(states).containsExactly(ConnectionState.CONNECTED, ConnectionState.SUSPENDED,
+                    ConnectionState.RECONNECTED);
+            assertThat(client.getZooKeeper().getSessionId()).isEqualTo(session);
+            assertThat(client.getConnectionState()).isEqualTo(ConnectionState.RECONNECTED);
+        } finally {
+            zk.ensureRunning();
+        }
+    }
+
+    @Test
+    void serverSideExpiryPostsLostThenReconnectsOnANewSession() throws Exception {
+        try (BatonClient client = client(Duration.ofSeconds(20), 100)) {
+            List<ConnectionState> states = record(client);
+            client.start();
+            assertThat(client.blockUntilConnected(10, TimeUnit.SECONDS)).isTrue();
+            client.create().withMode(CreateMode.EPHEMERAL).forPath("/expiry-eph");
+            long oldSession = client.getZooKeeper().getSessionId();
+
+            zk.server().expireSession(client.getZooKeeper());
+
+            await().atMost(Duration.ofSeconds(30)).until(() -> states.contains(ConnectionState.RECONNECTED));
+            assertThat(states).startsWith(ConnectionState.CONNECTED);
+            assertThat(states.indexOf(ConnectionState.LOST)).isPositive()
+                    .isLessThan(states.indexOf(ConnectionState.RECONNECTED));
+            assertNoRepeats(states);
+            assertThat(client.getZooKeeper().getSessionId()).isNotEqualTo(oldSession);
+            // The new session works and the old one's ephemeral node is gone.
+            assertThat(client.checkExists().forPath("/expiry-eph")).isNull();
+            client.create().withMode(CreateMode.EPHEMERAL).forPath("/expiry-eph");
+            assertThat(client.checkExists().forPath("/expiry-eph").getEphemeralOwner())
+                    .isEqualTo(client.getZooKeeper().getSessionId());
+        }
+    }
+
+    @Test
+    void longSuspensionIsTreatedAsLostAndANewSessionFollows() throws Exception {
+        try (BatonClient client = client(Duration.ofSeconds(2), 100)) {
+            List<ConnectionState> states = record(client);
+            client.start();
+            assertThat(client.blockUntilConnected(10, TimeUnit.SECONDS)).isTrue();
+            long oldSession = client.getZooKeeper().getSessionId();
+
+            zk.server().stop();
+            await().atMost(Duration.ofSeconds(20)).until(() -> states.contains(ConnectionState.LOST));
+            assertThat(states).containsExactly(ConnectionState.CONNECTED, ConnectionState.SUSPENDED,
+                    ConnectionState.LOST);
+
+            zk.server().restart();
+            await().atMost(Duration.ofSeconds(30)).until(() -> states.contains(ConnectionState.RECONNECTED));
+            assertThat(states).containsExactly(ConnectionState.CONNECTED, ConnectionState.SUSPENDED,
+                    ConnectionState.LOST, ConnectionState.RECONNECTED);
+            assertThat(client.getZooKeeper().getSessionId()).isNotEqualTo(oldSession);
+            assertThat(client.getChildren().forPath("/")).isNotNull();
+        } finally {
+            zk.ensureRunning();
+        }
+    }
+
+    @Test
+    void listenerAddedLaterSeesOnlyLaterChangesAndAThrowingListenerStopsNoOther() throws Exception {
+        try (BatonClient client = client(Duration.ofSeconds(20), 100)) {
+            List<Throwable> errors = new CopyOnWriteArrayList<>();
+            client.getUnhandledErrorListenable().addListener((message, e) -> errors.add(e));
+            client.getConnectionStateListenable().addListener((c, s) -> {
+                throw new IllegalStateException("listener failure " + s);
+            });
+            client.start();
+            assertThat(client.blockUntilConnected(10, TimeUnit.SECONDS)).isTrue();
+            await().until(() -> !errors.isEmpty());
+            assertThat(errors.get(0)).hasMessage("listener failure CONNECTED");
+
+            List<ConnectionState> late = record(client);
+            zk.server().stop();
+            zk.server().restart();
+            await().atMost(Duration.ofSeconds(30)).until(() -> late.contains(ConnectionState.RECONNECTED));
+            assertThat(late).containsExactly(ConnectionState.SUSPENDED, ConnectionState.RECONNECTED);
+            assertThat(errors).hasSize(3);
+        } finally {
+            zk.ensureRunning();
+        }
+    }
+
+    @Test
+    void operationsWaitForTheConnectionAndSucceedAfterRestart() throws Exception {
+        try (BatonClient client = Baton.builder().connectString(zk.connectString())
+                .sessionTimeout(Duration.ofSeconds(20)).connectionTimeout(Duration.ofSeconds(1))
+                .retryPolicy(new dev.baton.retry.RetryForever(100)).build()) {
+            client.start();
+            assertThat(client.blockUntilConnected(10, TimeUnit.SECONDS)).isTrue();
+            zk.server().stop();
+            var pending = client.create().forPathAsync("/created-while-down");
+            zk.server().restart();
+            assertThat(pending.get(30, TimeUnit.SECONDS)).isEqualTo("/created-while-down");
+            assertThat(client.checkExists().forPath("/created-while-down")).isNotNull();
+        } finally {
+            zk.ensureRunning();
+        }
+    }
+
+    private static void assertNoRepeats(List<ConnectionState> states) {
+        for (int i = 1; i < states.size(); i++) {
+            assertThat(states.get(i)).as("state %d of %s", i, states).isNotEqualTo(states.get(i - 1));
+        }
+    }
+}

@@ -1,0 +1,78 @@
+package dev.baton;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.baton.retry.RetryOneTime;
+import dev.baton.testing.EmbeddedZooKeeperExtension;
+import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import org.apache.zookeeper.CreateMode;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+@Timeout(60)
+class ResourcesTest {
+    @RegisterExtension
+    static EmbeddedZooKeeperExtension zk = new EmbeddedZooKeeperExtension();
+
+    /** Live threads, less those the embedded server and Awaitility start on demand while the test runs. */
+    private static Set<Thread> liveThreads() {
+        return Thread.getAllStackTraces().keySet().stream()
+                .filter(Thread::isAlive)
+                .filter(t -> !t.getName().startsWith("NIOWorkerThread-") && !t.getName().startsWith("awaitility"))
+                .collect(Collectors.toSet());
+    }
+
+    private static Set<String> names(Set<Thread> threads) {
+        return threads.stream().map(Thread::getName).collect(Collectors.toSet());
+    }
+
+    @Test
+    void startedClientAddsAtMostTwoThreadsToZooKeepersOwnAndCloseStopsThemAll() throws Exception {
+        Set<Thread> before = liveThreads();
+        BatonClient client = Baton.newClient(zk.connectString(), new RetryOneTime(10));
+        client.start();
+        assertThat(client.blockUntilConnected(10, TimeUnit.SECONDS)).isTrue();
+        // Exercise every thread the client may start: listener dispatch, background work, retries.
+        client.getConnectionStateListenable().addListener((c, s) -> { });
+        client.create().withMode(CreateMode.EPHEMERAL).forPathAsync("/resources").get(10, TimeUnit.SECONDS);
+        client.getData().inBackground((c, e) -> { }).forPath("/resources");
+        client.checkExists().forPath("/resources");
+
+        Set<Thread> added = liveThreads();
+        added.removeAll(before);
+        Set<String> addedNames = names(added);
+        Set<String> zooKeepers = addedNames.stream()
+                .filter(n -> n.endsWith("-SendThread(" + zk.connectString() + ")") || n.endsWith("-EventThread"))
+                .collect(Collectors.toSet());
+        Set<String> ours = addedNames.stream().filter(n -> !zooKeepers.contains(n)).collect(Collectors.toSet());
+        assertThat(zooKeepers).as("ZooKeeper's own threads").hasSize(2);
+        assertThat(ours).as("threads the client added to ZooKeeper's").hasSizeLessThanOrEqualTo(2)
+                .allMatch(n -> n.startsWith("baton-"));
+
+        client.close();
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+            Set<Thread> left = liveThreads();
+            left.removeAll(before);
+            assertThat(names(left)).as("threads left after close").isEmpty();
+        });
+    }
+
+    @Test
+    void closingAClientThatNeverConnectedLeavesNoThread() {
+        Set<Thread> before = liveThreads();
+        // Nothing listens on port 1 of the loopback address.
+        BatonClient client = Baton.newClient("127.0.0.1:1", new RetryOneTime(10));
+        client.start();
+        client.close();
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+            Set<Thread> left = liveThreads();
+            left.removeAll(before);
+            assertThat(names(left)).isEmpty();
+        });
+    }
+}
