@@ -97,6 +97,17 @@ public interface BatonClient extends AutoCloseable {
      */
     Duration getSessionTimeout();
 
+    /**
+     * How long the current session is sure to stay alive on the server even if this process hears nothing more
+     * from it: the time since the client last heard from a server, subtracted from the negotiated session
+     * timeout, less a safety margin, on the monotonic clock. A leader or lock holder that acts on shared
+     * state should stop before this runs out. Recipes report it per hold as {@code safeFor()}.
+     *
+     * @return the time left, {@link Duration#ZERO} if the session may already be gone, the session was lost,
+     *         or the client is not started or closed
+     */
+    Duration safeFor();
+
     /** @return listeners of {@link ConnectionState} changes, called in order on the client's event thread */
     Listenable<ConnectionStateListener> getConnectionStateListenable();
 

@@ -117,6 +117,11 @@ final class DefaultBatonClient implements BatonClient {
     }
 
     @Override
+    public Duration safeFor() {
+        return core.state() == State.STARTED ? core.session().safeFor() : Duration.ZERO;
+    }
+
+    @Override
     public Listenable<ConnectionStateListener> getConnectionStateListenable() {
         return core.stateListeners();
     }

@@ -3,6 +3,7 @@ package dev.baton;
 import dev.baton.state.ConnectionState;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -33,9 +34,10 @@ final class Session {
     private volatile boolean connected;
     private volatile ConnectionState lastPosted;
     private HandleWatcher currentWatcher;
-    private boolean everConnected;
+    private volatile boolean everConnected;
     private volatile boolean closed;
     private long disconnectEpoch;
+    private volatile long disconnectedAtMs;
 
     Session(ClientCore core) {
         this.core = core;
@@ -57,6 +59,28 @@ final class Session {
 
     boolean isConnected() {
         return connected;
+    }
+
+    /**
+     * How long the current session is sure to stay alive on the server if the client hears nothing more:
+     * last contact + negotiated timeout − margin − now, never negative. The margin (a tenth of the timeout,
+     * at least 100 ms) covers clock-rate drift and the server's expiry check granularity. Zero when closed or
+     * the session was lost and no new one is connected yet.
+     */
+    Duration safeFor() {
+        ZooKeeper current = zk;
+        if (current == null || closed || lastPosted == ConnectionState.LOST || !everConnected) {
+            return Duration.ZERO;
+        }
+        long timeoutMs = current.getSessionTimeout();
+        long nowMs = System.nanoTime() / 1_000_000;
+        long heardMs = LastContact.lastHeardMillis(current);
+        if (heardMs <= 0) {
+            // Unknown: while connected the handle has heard within its read timeout (2/3 of the session timeout).
+            heardMs = connected ? nowMs - timeoutMs * 2 / 3 : disconnectedAtMs - timeoutMs * 2 / 3;
+        }
+        long marginMs = Math.max(100, timeoutMs / 10);
+        return Duration.ofMillis(Math.max(0, heardMs + timeoutMs - marginMs - nowMs));
     }
 
     ConnectionState lastState() {
@@ -112,6 +136,7 @@ final class Session {
                 }
                 case Disconnected -> {
                     connected = false;
+                    disconnectedAtMs = System.nanoTime() / 1_000_000;
                     post(ConnectionState.SUSPENDED);
                     scheduleSimulatedExpiry();
                 }
