@@ -1,0 +1,579 @@
+package dev.baton.recipes.leader;
+
+import dev.baton.BatonClient;
+import dev.baton.BatonPaths;
+import dev.baton.listen.ListenerContainer;
+import dev.baton.listen.SerialExecutor;
+import dev.baton.state.ConnectionState;
+import dev.baton.state.ConnectionStateListener;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Objects;
+import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.WatchedEvent;
+import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.data.Stat;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Elects one leader among the instances that share a latch path, and keeps it leader until it closes or loses
+ * its connection. Wire-compatible with Apache Curator's {@code LeaderLatch} on the same path.
+ *
+ * <pre>{@code
+ * try (LeaderLatch latch = new LeaderLatch(client, "/services/scheduler/leader", "host-1")) {
+ *     latch.addListener(new LeaderLatchListener() {
+ *         public void isLeader() { scheduler.start(); }
+ *         public void notLeader() { scheduler.stop(); }
+ *     });
+ *     latch.start();
+ *     ...
+ * }
+ * }</pre>
+ *
+ * <p>Each instance creates a protected ephemeral-sequential node {@code latch-} under the path, holding its id
+ * (UTF-8). The instance whose node sorts first leads, once it has confirmed the node belongs to its current
+ * session; every other instance watches only the node just before its own, so a leader's departure wakes one
+ * instance, not all. Under the standard connection-state error policy a {@code SUSPENDED} connection ends
+ * leadership at once; {@code LOST} always does. On {@code RECONNECTED} the latch checks its node again and, if
+ * it is gone, queues again.
+ *
+ * <p>Beyond Curator: {@link #fencingToken()} (the czxid of the leader's node: it strictly increases across
+ * successive leaders of the path) and {@link #safeFor()} (how long this process may still act as leader without
+ * hearing from the server).
+ *
+ * <p>Thread-safe. Holds no thread: it is driven by ZooKeeper callbacks and watch events.
+ */
+public final class LeaderLatch implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(LeaderLatch.class);
+    static final String NODE_NAME = "latch-";
+
+    /** What {@link #close()} does about listeners. */
+    public enum CloseMode {
+        /** Listeners are removed before leadership is given up: no {@code notLeader()} on close. The default. */
+        SILENT,
+        /** {@code notLeader()} is called (if leading) before the listeners are removed. */
+        NOTIFY_LEADER
+    }
+
+    private enum State { LATENT, STARTED, CLOSED }
+
+    private final BatonClient client;
+    private final String latchPath;
+    private final String id;
+    private final byte[] idBytes;
+    private final CloseMode closeMode;
+    private final ListenerContainer<LeaderLatchListener> listeners;
+    private final SerialExecutor notifications = new SerialExecutor(Runnable::run);
+    private final ConnectionStateListener connectionListener = this::connectionStateChanged;
+    private final Watcher predecessorWatcher = this::predecessorChanged;
+    private final Watcher ownNodeWatcher = this::ownNodeChanged;
+
+    // Guarded by this.
+    private State state = State.LATENT;
+    private long generation;
+    private String ourPath;
+    private long ourSession;
+    private long ourCzxid;
+    private String watchedPath;
+    private boolean leader;
+
+    /**
+     * A latch with id {@code ""}.
+     *
+     * @param client the client
+     * @param latchPath the election's path
+     * @throws NullPointerException if an argument is null
+     * @throws IllegalArgumentException if the path is invalid
+     */
+    public LeaderLatch(BatonClient client, String latchPath) {
+        this(client, latchPath, "");
+    }
+
+    /**
+     * A latch with {@link CloseMode#SILENT}.
+     *
+     * @param client the client
+     * @param latchPath the election's path
+     * @param id this participant's id, shown by {@link #getParticipants()} and {@link #getLeader()}
+     * @throws NullPointerException if an argument is null
+     * @throws IllegalArgumentException if the path is invalid
+     */
+    public LeaderLatch(BatonClient client, String latchPath, String id) {
+        this(client, latchPath, id, CloseMode.SILENT);
+    }
+
+    /**
+     * @param client the client
+     * @param latchPath the election's path
+     * @param id this participant's id
+     * @param closeMode what {@link #close()} does about listeners
+     * @throws NullPointerException if an argument is null
+     * @throws IllegalArgumentException if the path is invalid
+     */
+    public LeaderLatch(BatonClient client, String latchPath, String id, CloseMode closeMode) {
+        this.client = Objects.requireNonNull(client, "client");
+        this.latchPath = BatonPaths.validate(Objects.requireNonNull(latchPath, "latchPath"));
+        this.id = Objects.requireNonNull(id, "id");
+        this.idBytes = id.getBytes(StandardCharsets.UTF_8);
+        this.closeMode = Objects.requireNonNull(closeMode, "closeMode");
+        this.listeners = new ListenerContainer<>(Runnable::run,
+                (message, e) -> LOG.error("LeaderLatch listener failed: {}", message, e));
+    }
+
+    /**
+     * Joins the election and returns at once; leadership arrives through {@link #await()} and listeners.
+     *
+     * @throws IllegalStateException if already started or closed
+     */
+    public void start() {
+        synchronized (this) {
+            if (state != State.LATENT) {
+                throw new IllegalStateException("LeaderLatch cannot be started: it is " + state);
+            }
+            state = State.STARTED;
+        }
+        client.getConnectionStateListenable().addListener(connectionListener);
+        enqueue();
+    }
+
+    /** Creates a new node in the queue, dropping any node this latch had. */
+    private void enqueue() {
+        long gen;
+        String old;
+        synchronized (this) {
+            if (state != State.STARTED) {
+                return;
+            }
+            gen = ++generation;
+            old = ourPath;
+            ourPath = null;
+        }
+        setLeadership(false);
+        if (old != null) {
+            deleteNode(old);
+        }
+        Stat stat = new Stat();
+        client.create().creatingParentContainersIfNeeded().withProtection()
+                .withMode(CreateMode.EPHEMERAL_SEQUENTIAL).storingStatIn(stat)
+                .forPathAsync(BatonPaths.makePath(latchPath, NODE_NAME), idBytes)
+                .whenComplete((path, error) -> {
+                    if (error != null) {
+                        // Connection trouble: RECONNECTED will queue again. Anything else is reported.
+                        if (!isConnectionProblem(error)) {
+                            LOG.error("LeaderLatch {} could not create its node", latchPath, unwrap(error));
+                        }
+                        return;
+                    }
+                    boolean current;
+                    synchronized (this) {
+                        current = state == State.STARTED && gen == generation;
+                        if (current) {
+                            ourPath = path;
+                            ourSession = stat.getEphemeralOwner();
+                            ourCzxid = stat.getCzxid();
+                        }
+                    }
+                    if (current) {
+                        // Watch our own node too: if someone deletes it (or the whole latch path), a leader
+                        // must stop leading at once, not when it next reconnects. One request per join.
+                        client.checkExists().usingWatcher(ownNodeWatcher).forPathAsync(path);
+                        checkLeadership(gen);
+                    } else {
+                        deleteNode(path); // closed or reset while the create was in flight
+                    }
+                });
+    }
+
+    /** Lists the queue and leads, or watches the node just before ours. */
+    private void checkLeadership(long gen) {
+        client.getChildren().forPathAsync(latchPath).whenComplete((children, error) -> {
+            String path;
+            synchronized (this) {
+                if (state != State.STARTED || gen != generation) {
+                    return;
+                }
+                path = ourPath;
+            }
+            if (error != null) {
+                if (codeOf(error) == KeeperException.Code.NONODE) {
+                    enqueue(); // the latch path itself was deleted
+                } else if (!isConnectionProblem(error)) {
+                    LOG.error("LeaderLatch {} could not list its queue", latchPath, unwrap(error));
+                }
+                return;
+            }
+            List<String> queue = Sequences.sorted(children, NODE_NAME);
+            int index = queue.indexOf(BatonPaths.nodeName(path));
+            if (index < 0) {
+                enqueue(); // our node is gone
+            } else if (index == 0) {
+                if (belongsToCurrentSession()) {
+                    setLeadership(true);
+                } else {
+                    enqueue();
+                }
+            } else {
+                setLeadership(false);
+                watchPredecessor(gen, BatonPaths.makePath(latchPath, queue.get(index - 1)));
+            }
+        });
+    }
+
+    private boolean belongsToCurrentSession() {
+        long session;
+        synchronized (this) {
+            session = ourSession;
+        }
+        try {
+            return client.isConnected() && client.getZooKeeper().getSessionId() == session;
+        } catch (IllegalStateException e) {
+            return false; // client closed
+        }
+    }
+
+    private void watchPredecessor(long gen, String predecessor) {
+        synchronized (this) {
+            watchedPath = predecessor;
+        }
+        client.checkExists().usingWatcher(predecessorWatcher).forPathAsync(predecessor)
+                .whenComplete((stat, error) -> {
+                    if (error == null && stat == null) {
+                        checkLeadership(gen); // gone before the watch was set
+                    }
+                });
+    }
+
+    private void predecessorChanged(WatchedEvent event) {
+        if (event.getType() == Watcher.Event.EventType.None) {
+            return;
+        }
+        long gen;
+        synchronized (this) {
+            if (state != State.STARTED || !event.getPath().equals(watchedPath)) {
+                return;
+            }
+            watchedPath = null;
+            gen = generation;
+        }
+        checkLeadership(gen);
+    }
+
+    private void ownNodeChanged(WatchedEvent event) {
+        if (event.getType() != Watcher.Event.EventType.NodeDeleted) {
+            return;
+        }
+        synchronized (this) {
+            if (state != State.STARTED || !event.getPath().equals(ourPath)) {
+                return;
+            }
+            ourPath = null; // gone already: nothing to delete
+        }
+        enqueue();
+    }
+
+    private void connectionStateChanged(BatonClient c, ConnectionState newState) {
+        long gen;
+        String path;
+        synchronized (this) {
+            if (state != State.STARTED) {
+                return;
+            }
+            gen = generation;
+            path = ourPath;
+        }
+        switch (newState) {
+            case SUSPENDED -> {
+                if (client.getConnectionStateErrorPolicy().isErrorState(newState)) {
+                    setLeadership(false);
+                }
+            }
+            case LOST -> setLeadership(false);
+            case RECONNECTED -> {
+                if (path == null) {
+                    enqueue();
+                    return;
+                }
+                client.checkExists().forPathAsync(path).whenComplete((stat, error) -> {
+                    if (error != null) {
+                        return; // the next RECONNECTED tries again
+                    }
+                    long session;
+                    synchronized (this) {
+                        session = ourSession;
+                    }
+                    if (stat != null && stat.getEphemeralOwner() == session && belongsToCurrentSession()) {
+                        checkLeadership(gen);
+                    } else {
+                        enqueue();
+                    }
+                });
+            }
+            default -> {
+            }
+        }
+    }
+
+    private void setLeadership(boolean newValue) {
+        synchronized (this) {
+            if (leader == newValue || newValue && state != State.STARTED) {
+                return;
+            }
+            leader = newValue;
+            notifyAll();
+        }
+        LOG.debug("LeaderLatch {} ({}) leadership {}", latchPath, id, newValue);
+        notifications.execute(() -> listeners.forEach(newValue ? LeaderLatchListener::isLeader
+                : LeaderLatchListener::notLeader));
+    }
+
+    private void deleteNode(String path) {
+        client.delete().guaranteed().quietly().forPathAsync(path).exceptionally(e -> null);
+    }
+
+    /**
+     * Waits until this latch leads.
+     *
+     * @throws InterruptedException if interrupted while waiting
+     * @throws IllegalStateException if the latch is not started, or is closed while waiting
+     */
+    public void await() throws InterruptedException {
+        synchronized (this) {
+            while (state == State.STARTED && !leader) {
+                wait();
+            }
+            requireLeadingOrStarted();
+        }
+    }
+
+    /**
+     * Waits until this latch leads or the time runs out.
+     *
+     * @param timeout how long to wait, {@code >= 0}
+     * @param unit the unit of {@code timeout}
+     * @return true if this latch leads
+     * @throws InterruptedException if interrupted while waiting
+     * @throws IllegalArgumentException if {@code timeout} is negative
+     * @throws IllegalStateException if the latch is not started, or is closed while waiting
+     */
+    public boolean await(long timeout, TimeUnit unit) throws InterruptedException {
+        Objects.requireNonNull(unit, "unit");
+        if (timeout < 0) {
+            throw new IllegalArgumentException("timeout must be >= 0, was " + timeout);
+        }
+        long deadline = System.nanoTime() + unit.toNanos(timeout);
+        synchronized (this) {
+            while (state == State.STARTED && !leader) {
+                long leftMs = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+                if (leftMs <= 0) {
+                    return false;
+                }
+                wait(leftMs);
+            }
+            requireLeadingOrStarted();
+            return leader;
+        }
+    }
+
+    private void requireLeadingOrStarted() {
+        if (state != State.STARTED) {
+            throw new IllegalStateException("LeaderLatch is " + state);
+        }
+    }
+
+    /** @return true if this latch is started and leads now */
+    public synchronized boolean hasLeadership() {
+        return state == State.STARTED && leader;
+    }
+
+    /** @return this participant's id */
+    public String getId() {
+        return id;
+    }
+
+    /** @return the election's path */
+    public String getPath() {
+        return latchPath;
+    }
+
+    /** @return the path of this latch's node, or null before it is created */
+    public synchronized String getOurPath() {
+        return ourPath;
+    }
+
+    /**
+     * The fencing token of this latch's leadership: the czxid of its node, which strictly increases across
+     * successive leaders of the path, also when the path is deleted and created again. Pass it to the resources
+     * the leader changes so they can refuse an older leader's writes.
+     *
+     * @return the token while leading, empty otherwise
+     */
+    public synchronized OptionalLong fencingToken() {
+        return state == State.STARTED && leader ? OptionalLong.of(ourCzxid) : OptionalLong.empty();
+    }
+
+    /**
+     * How long this process may still safely act as leader without hearing from the server: the client's
+     * {@link BatonClient#safeFor()} while this latch leads on the client's current session.
+     *
+     * @return the time left; {@link Duration#ZERO} when not leading
+     */
+    public Duration safeFor() {
+        long session;
+        synchronized (this) {
+            if (state != State.STARTED || !leader) {
+                return Duration.ZERO;
+            }
+            session = ourSession;
+        }
+        try {
+            return client.getZooKeeper().getSessionId() == session ? client.safeFor() : Duration.ZERO;
+        } catch (IllegalStateException e) {
+            return Duration.ZERO;
+        }
+    }
+
+    /**
+     * Adds a listener called on the thread that saw the change.
+     *
+     * @param listener the listener
+     * @throws NullPointerException if {@code listener} is null
+     */
+    public void addListener(LeaderLatchListener listener) {
+        listeners.addListener(listener);
+    }
+
+    /**
+     * Adds a listener called on the given executor.
+     *
+     * @param listener the listener
+     * @param executor where it is called
+     * @throws NullPointerException if an argument is null
+     */
+    public void addListener(LeaderLatchListener listener, Executor executor) {
+        listeners.addListener(listener, executor);
+    }
+
+    /**
+     * Removes a listener.
+     *
+     * @param listener the listener
+     */
+    public void removeListener(LeaderLatchListener listener) {
+        listeners.removeListener(listener);
+    }
+
+    /**
+     * The current leader: the participant whose node is first in the queue and still exists.
+     *
+     * @return the leader; {@code Participant("", false)} when nobody takes part
+     * @throws KeeperException if the queue cannot be read
+     * @throws InterruptedException if interrupted while waiting
+     */
+    public Participant getLeader() throws KeeperException, InterruptedException {
+        return Participants.leader(client, latchPath, NODE_NAME);
+    }
+
+    /**
+     * Everyone taking part, in queue order; the first is the leader.
+     *
+     * @return the participants
+     * @throws KeeperException if the queue cannot be read
+     * @throws InterruptedException if interrupted while waiting
+     */
+    public Collection<Participant> getParticipants() throws KeeperException, InterruptedException {
+        return Participants.all(client, latchPath, NODE_NAME);
+    }
+
+    /** Closes with the latch's {@link CloseMode}. */
+    @Override
+    public void close() {
+        close(closeMode);
+    }
+
+    /**
+     * Leaves the election: gives up leadership, removes this latch's node (retrying in the background if the
+     * connection is down), its watch and its connection listener. Closing a closed latch does nothing.
+     *
+     * @param mode whether listeners hear {@code notLeader()}
+     * @throws NullPointerException if {@code mode} is null
+     */
+    public void close(CloseMode mode) {
+        Objects.requireNonNull(mode, "mode");
+        String path;
+        String watched;
+        synchronized (this) {
+            if (state == State.CLOSED) {
+                return;
+            }
+            boolean started = state == State.STARTED;
+            state = State.CLOSED;
+            generation++;
+            path = ourPath;
+            watched = watchedPath;
+            ourPath = null;
+            watchedPath = null;
+            notifyAll();
+            if (!started) {
+                return;
+            }
+        }
+        client.getConnectionStateListenable().removeListener(connectionListener);
+        if (mode == CloseMode.SILENT) {
+            listeners.clear();
+        }
+        boolean wasLeader;
+        synchronized (this) {
+            wasLeader = leader;
+            leader = false;
+        }
+        if (wasLeader) {
+            notifications.execute(() -> listeners.forEach(LeaderLatchListener::notLeader));
+        }
+        if (watched != null) {
+            client.watchers().remove(predecessorWatcher).locally().quietly().forPathAsync(watched)
+                    .exceptionally(e -> null);
+        }
+        if (path != null) {
+            if (client.isConnected()) {
+                try {
+                    client.delete().guaranteed().quietly().forPath(path);
+                } catch (KeeperException e) {
+                    LOG.debug("LeaderLatch {} node delete failed; retrying in the background", path, e);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            } else {
+                deleteNode(path);
+            }
+        }
+    }
+
+    static Throwable unwrap(Throwable t) {
+        while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
+            t = t.getCause();
+        }
+        return t;
+    }
+
+    static KeeperException.Code codeOf(Throwable t) {
+        return unwrap(t) instanceof KeeperException ke ? ke.code() : null;
+    }
+
+    static boolean isConnectionProblem(Throwable t) {
+        KeeperException.Code code = codeOf(t);
+        return code == KeeperException.Code.CONNECTIONLOSS || code == KeeperException.Code.SESSIONEXPIRED
+                || code == KeeperException.Code.OPERATIONTIMEOUT || code == KeeperException.Code.SESSIONMOVED
+                || unwrap(t) instanceof IllegalStateException;
+    }
+}
