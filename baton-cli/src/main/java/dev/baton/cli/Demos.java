@@ -1,0 +1,43 @@
+package dev.baton.cli;
+
+import java.io.PrintStream;
+import java.util.List;
+import java.util.Optional;
+
+/** The registry of demos {@code baton demo} knows. Immutable and thread-safe. */
+final class Demos {
+
+    /** Every demo, in the order {@code --list} shows them. Recipe demos are added here, one entry each. */
+    static final List<Demo> ALL = List.of(
+            new ClientDemo());
+
+    /** The demo run by a bare {@code baton demo}. */
+    static final String DEFAULT = "client";
+
+    private Demos() {
+    }
+
+    /**
+     * Finds a demo by name.
+     *
+     * @param name the name, compared ignoring case
+     * @return the demo, or empty if there is none by that name
+     */
+    static Optional<Demo> find(String name) {
+        return ALL.stream().filter(d -> d.name().equalsIgnoreCase(name)).findFirst();
+    }
+
+    /**
+     * Prints the list of demos, one a line, with their descriptions.
+     *
+     * @param out where to print
+     */
+    static void printList(PrintStream out) {
+        int width = ALL.stream().mapToInt(d -> d.name().length()).max().orElse(0);
+        out.println("Demos (run one with: baton demo <name>):");
+        for (Demo demo : ALL) {
+            String suffix = demo.name().equals(DEFAULT) ? " (the default)" : "";
+            out.printf("  %-" + width + "s  %s%s%n", demo.name(), demo.description(), suffix);
+        }
+    }
+}
