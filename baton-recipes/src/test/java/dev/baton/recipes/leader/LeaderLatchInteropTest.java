@@ -1,0 +1,64 @@
+package dev.baton.recipes.leader;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.baton.Baton;
+import dev.baton.BatonClient;
+import dev.baton.retry.RetryOneTime;
+import dev.baton.testing.EmbeddedZooKeeperExtension;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/** Baton and Apache Curator latches on one path agree on one leader and hand over across libraries. */
+@Timeout(120)
+class LeaderLatchInteropTest {
+    @RegisterExtension
+    static EmbeddedZooKeeperExtension zk = new EmbeddedZooKeeperExtension();
+
+    @Test
+    void batonAndCuratorLatchesShareOneElection() throws Exception {
+        try (BatonClient baton = Baton.newClient(zk.connectString(), new RetryOneTime(10));
+                CuratorFramework curator = CuratorFrameworkFactory.newClient(zk.connectString(),
+                        new org.apache.curator.retry.RetryOneTime(10))) {
+            baton.start();
+            curator.start();
+            assertThat(baton.blockUntilConnected(10, TimeUnit.SECONDS)).isTrue();
+            assertThat(curator.blockUntilConnected(10, TimeUnit.SECONDS)).isTrue();
+
+            LeaderLatch batonFirst = new LeaderLatch(baton, "/interop/latch", "baton-1");
+            batonFirst.start();
+            assertThat(batonFirst.await(10, TimeUnit.SECONDS)).isTrue();
+
+            org.apache.curator.framework.recipes.leader.LeaderLatch curatorSecond =
+                    new org.apache.curator.framework.recipes.leader.LeaderLatch(curator, "/interop/latch", "curator-2");
+            curatorSecond.start();
+            await().until(() -> curatorSecond.getParticipants().size() == 2);
+            assertThat(curatorSecond.hasLeadership()).isFalse();
+            assertThat(curatorSecond.getLeader().getId()).isEqualTo("baton-1");
+            assertThat(batonFirst.getParticipants()).extracting(Participant::id)
+                    .containsExactly("baton-1", "curator-2");
+
+            LeaderLatch batonThird = new LeaderLatch(baton, "/interop/latch", "baton-3");
+            batonThird.start();
+            await().until(() -> batonThird.getParticipants().size() == 3);
+
+            batonFirst.close();
+            assertThat(curatorSecond.await(10, TimeUnit.SECONDS)).isTrue();
+            assertThat(batonThird.hasLeadership()).isFalse();
+            assertThat(batonThird.getLeader()).isEqualTo(new Participant("curator-2", true));
+
+            curatorSecond.close();
+            assertThat(batonThird.await(10, TimeUnit.SECONDS)).isTrue();
+            assertThat(batonThird.getLeader().id()).isEqualTo("baton-3");
+            batonThird.close();
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> baton.getChildren().forPath("/interop/latch").isEmpty());
+        }
+    }
+}
