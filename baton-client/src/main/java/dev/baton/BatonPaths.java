@@ -1,5 +1,9 @@
 package dev.baton;
 
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -130,6 +134,47 @@ public final class BatonPaths {
             throw new IllegalArgumentException("Path \"" + path + "\" has no parent");
         }
         return slash == 0 ? "/" : path.substring(0, slash);
+    }
+
+    /**
+     * The sequence number of a recipe node: the number after the last occurrence of the recipe's node name
+     * ({@code lock-}, {@code latch-}, {@code __READ__}, ...), as Curator reads it; the protection prefix is
+     * ignored.
+     *
+     * @param node a node name, such as {@code _c_<uuid>-latch-0000000007}
+     * @param nodeName the recipe's node name, such as {@code latch-}
+     * @return the sequence, or {@link Long#MAX_VALUE} if the name has none (such nodes sort last)
+     */
+    public static long sequence(String node, String nodeName) {
+        int at = node.lastIndexOf(nodeName);
+        if (at < 0) {
+            return Long.MAX_VALUE;
+        }
+        try {
+            return Long.parseLong(node.substring(at + nodeName.length()));
+        } catch (NumberFormatException e) {
+            return Long.MAX_VALUE;
+        }
+    }
+
+    /**
+     * Puts recipe nodes in queue order, as Curator does: by {@link #sequence}, compared as a number, which gives
+     * Curator's order for every sequence ZooKeeper produces before its counter wraps at 2^31. Names without
+     * {@code nodeName} are left out.
+     *
+     * @param children node names
+     * @param nodeName the recipe's node name
+     * @return a new list in queue order
+     */
+    public static List<String> sortBySequence(Collection<String> children, String nodeName) {
+        List<String> nodes = new ArrayList<>(children.size());
+        for (String child : children) {
+            if (child.contains(nodeName)) {
+                nodes.add(child);
+            }
+        }
+        nodes.sort(Comparator.comparingLong((String n) -> sequence(n, nodeName)).thenComparing(n -> n));
+        return nodes;
     }
 
     /**

@@ -5,7 +5,6 @@ import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
@@ -103,7 +102,7 @@ final class Exec {
             if (error == null) {
                 return CompletableFuture.completedFuture(value);
             }
-            Throwable cause = unwrap(error);
+            Throwable cause = Failures.unwrap(error);
             RetryPolicy policy = core.config().retryPolicy();
             if (cause instanceof KeeperException ke && policy.isRetryable(ke.code()) && !core.isClosed()) {
                 Duration elapsed = Duration.ofNanos(System.nanoTime() - startNanos);
@@ -142,30 +141,12 @@ final class Exec {
         return CompletableFuture.failedFuture(t);
     }
 
-    static Throwable unwrap(Throwable t) {
-        while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
-            t = t.getCause();
-        }
-        return t;
-    }
-
-    /** The code of a ZooKeeper failure, or null for other failures. */
-    static KeeperException.Code codeOf(Throwable t) {
-        return unwrap(t) instanceof KeeperException ke ? ke.code() : null;
-    }
-
-    /** True if the failure says nothing about the server's state: the request may or may not have been applied. */
-    static boolean isConnectionProblem(Throwable t) {
-        KeeperException.Code code = codeOf(t);
-        return code != null && (RetryPolicy.isRetryableCode(code) || code == KeeperException.Code.SESSIONEXPIRED);
-    }
-
     /** Waits for a future made by a blocking-mode composition and throws what it failed with. */
     static <T> T await(CompletableFuture<T> future) throws KeeperException, InterruptedException {
         try {
             return future.get();
         } catch (ExecutionException | CancellationException e) {
-            Throwable cause = unwrap(e);
+            Throwable cause = Failures.unwrap(e);
             if (cause instanceof KeeperException ke) {
                 throw ke;
             }

@@ -2,6 +2,7 @@ package dev.baton.recipes.leader;
 
 import dev.baton.BatonClient;
 import dev.baton.BatonPaths;
+import dev.baton.Failures;
 import dev.baton.listen.ListenerContainer;
 import dev.baton.listen.SerialExecutor;
 import dev.baton.state.ConnectionState;
@@ -14,8 +15,6 @@ import java.util.List;
 import java.util.Objects;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import org.apache.zookeeper.CreateMode;
@@ -171,7 +170,7 @@ public final class LeaderLatch implements AutoCloseable {
                     if (error != null) {
                         // Connection trouble: RECONNECTED will queue again. Anything else is reported.
                         if (!isConnectionProblem(error)) {
-                            LOG.error("LeaderLatch {} could not create its node", latchPath, unwrap(error));
+                            LOG.error("LeaderLatch {} could not create its node", latchPath, Failures.unwrap(error));
                         }
                         return;
                     }
@@ -206,14 +205,14 @@ public final class LeaderLatch implements AutoCloseable {
                 path = ourPath;
             }
             if (error != null) {
-                if (codeOf(error) == KeeperException.Code.NONODE) {
+                if (Failures.code(error) == KeeperException.Code.NONODE) {
                     enqueue(); // the latch path itself was deleted
                 } else if (!isConnectionProblem(error)) {
-                    LOG.error("LeaderLatch {} could not list its queue", latchPath, unwrap(error));
+                    LOG.error("LeaderLatch {} could not list its queue", latchPath, Failures.unwrap(error));
                 }
                 return;
             }
-            List<String> queue = Sequences.sorted(children, NODE_NAME);
+            List<String> queue = BatonPaths.sortBySequence(children, NODE_NAME);
             int index = queue.indexOf(BatonPaths.nodeName(path));
             if (index < 0) {
                 enqueue(); // our node is gone
@@ -559,21 +558,8 @@ public final class LeaderLatch implements AutoCloseable {
         }
     }
 
-    static Throwable unwrap(Throwable t) {
-        while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
-            t = t.getCause();
-        }
-        return t;
-    }
-
-    static KeeperException.Code codeOf(Throwable t) {
-        return unwrap(t) instanceof KeeperException ke ? ke.code() : null;
-    }
-
-    static boolean isConnectionProblem(Throwable t) {
-        KeeperException.Code code = codeOf(t);
-        return code == KeeperException.Code.CONNECTIONLOSS || code == KeeperException.Code.SESSIONEXPIRED
-                || code == KeeperException.Code.OPERATIONTIMEOUT || code == KeeperException.Code.SESSIONMOVED
-                || unwrap(t) instanceof IllegalStateException;
+    /** Connection trouble (the connection listener takes over) or a closed client: nothing to report. */
+    private static boolean isConnectionProblem(Throwable t) {
+        return Failures.isConnectionProblem(t) || Failures.unwrap(t) instanceof IllegalStateException;
     }
 }

@@ -2,6 +2,7 @@ package dev.baton.recipes.leader;
 
 import dev.baton.BatonClient;
 import dev.baton.BatonPaths;
+import dev.baton.Failures;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,7 +19,7 @@ final class Participants {
             throws KeeperException, InterruptedException {
         List<String> queue;
         try {
-            queue = Sequences.sorted(client.getChildren().forPath(path), nodeName);
+            queue = BatonPaths.sortBySequence(client.getChildren().forPath(path), nodeName);
         } catch (KeeperException.NoNodeException e) {
             return List.of();
         }
@@ -33,13 +34,13 @@ final class Participants {
             try {
                 data = read.get();
             } catch (ExecutionException e) {
-                if (LeaderLatch.codeOf(e) == KeeperException.Code.NONODE) {
+                if (Failures.code(e) == KeeperException.Code.NONODE) {
                     continue; // left while we were reading
                 }
-                if (LeaderLatch.unwrap(e) instanceof KeeperException ke) {
+                if (Failures.unwrap(e) instanceof KeeperException ke) {
                     throw ke;
                 }
-                throw new IllegalStateException(LeaderLatch.unwrap(e));
+                throw new IllegalStateException(Failures.unwrap(e));
             }
             participants.add(new Participant(new String(data, StandardCharsets.UTF_8), participants.isEmpty()));
         }
@@ -50,7 +51,7 @@ final class Participants {
             throws KeeperException, InterruptedException {
         List<String> queue;
         try {
-            queue = Sequences.sorted(client.getChildren().forPath(path), nodeName);
+            queue = BatonPaths.sortBySequence(client.getChildren().forPath(path), nodeName);
         } catch (KeeperException.NoNodeException e) {
             return Participant.NOBODY;
         }
