@@ -1,0 +1,460 @@
+package dev.baton.recipes.locks;
+
+import dev.baton.BatonClient;
+import dev.baton.BatonPaths;
+import dev.baton.Failures;
+import dev.baton.listen.ListenerContainer;
+import dev.baton.listen.SerialExecutor;
+import dev.baton.state.ConnectionState;
+import dev.baton.state.ConnectionStateListener;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.WatchedEvent;
+import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.data.Stat;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The queue under a lock path: each acquirer adds a protected ephemeral-sequential node and owns the lock when
+ * the {@link Driver} says its position allows it; until then it watches one node ahead of it, so a release
+ * wakes one waiter, not all.
+ *
+ * <p>An acquisition costs one write and one read when uncontended: the create and the first listing are sent
+ * back to back (ZooKeeper answers one session's requests in order, so the listing already contains the new
+ * node). A hand-over costs the deletion notification and one listing. No thread waits: each attempt is a small
+ * state machine driven by callbacks, watch events and connection states.
+ */
+final class LockQueue {
+    private static final Logger LOG = LoggerFactory.getLogger(LockQueue.class);
+
+    /** Decides from the queue whether a node may hold the lock. */
+    interface Driver {
+        /**
+         * @param sorted the lock's nodes in queue order
+         * @param ourIndex the position of the acquirer's node
+         * @return null if the acquirer holds the lock now, otherwise the node name to watch
+         */
+        String nodeToWatch(List<String> sorted, int ourIndex);
+    }
+
+    /** A mutex: the first node holds; every other node watches the one just before it. */
+    static final Driver MUTEX = (sorted, i) -> i == 0 ? null : sorted.get(i - 1);
+
+    final BatonClient client;
+    final String path;
+    final String nodeName;
+    private final Driver driver;
+    final ListenerContainer<HoldListener> holdListeners = new ListenerContainer<>(Runnable::run,
+            (message, e) -> LOG.error("Hold listener failed: {}", message, e));
+    final SerialExecutor notifications = new SerialExecutor(Runnable::run);
+
+    LockQueue(BatonClient client, String path, String nodeName, Driver driver) {
+        this.client = client;
+        this.path = path;
+        this.nodeName = nodeName;
+        this.driver = driver;
+    }
+
+    /**
+     * Starts an acquisition.
+     *
+     * @param data the node's data
+     * @param timeoutNanos how long to wait; negative for no limit
+     * @return the hold, or null if the time ran out; a null arrives only after the attempt's node is deleted
+     */
+    CompletableFuture<Hold> acquire(byte[] data, long timeoutNanos) {
+        return new Attempt(data).start(timeoutNanos);
+    }
+
+    /** The lock's nodes in queue order, as full paths. */
+    List<String> participantNodes() throws KeeperException, InterruptedException {
+        try {
+            return BatonPaths.sortBySequence(client.getChildren().forPath(path), nodeName).stream()
+                    .map(n -> BatonPaths.makePath(path, n)).toList();
+        } catch (KeeperException.NoNodeException e) {
+            return List.of();
+        }
+    }
+
+    private boolean isCurrentSession(long session) {
+        try {
+            return client.isConnected() && client.getZooKeeper().getSessionId() == session;
+        } catch (IllegalStateException e) {
+            return false;
+        }
+    }
+
+    /** Deletes a node, retrying in the background until done; the future completes after the first attempt. */
+    private CompletableFuture<Void> deleteQuietly(String node) {
+        try {
+            return client.delete().guaranteed().quietly().forPathAsync(node).exceptionally(e -> null);
+        } catch (IllegalStateException e) {
+            return CompletableFuture.completedFuture(null); // client closed: the session's end removes it
+        }
+    }
+
+    /** One acquisition in progress. All fields are guarded by {@code this}. */
+    private final class Attempt implements ConnectionStateListener, Watcher {
+        private final byte[] data;
+        private final CompletableFuture<Hold> result = new CompletableFuture<>();
+        /** Completed once a failed or timed-out attempt has removed its node. */
+        private final CompletableFuture<Void> cleaned = new CompletableFuture<>();
+        private boolean creating;
+        private String ourPath;
+        private long session;
+        private long czxid;
+        private String watched;
+        private long round;
+
+        Attempt(byte[] data) {
+            this.data = data;
+        }
+
+        CompletableFuture<Hold> start(long timeoutNanos) {
+            client.getConnectionStateListenable().addListener(this);
+            result.whenComplete((hold, error) -> finish(hold));
+            if (timeoutNanos >= 0) {
+                result.completeOnTimeout(null, timeoutNanos, TimeUnit.NANOSECONDS);
+            }
+            enqueue();
+            // Cancelling the returned future (completing it with null) cancels the attempt.
+            CompletableFuture<Hold> outcome = result.handle((hold, error) -> hold != null
+                    ? CompletableFuture.completedFuture(hold)
+                    : cleaned.thenCompose(v -> error != null ? CompletableFuture.<Hold>failedFuture(error)
+                            : CompletableFuture.<Hold>completedFuture(null)))
+                    .thenCompose(f -> f);
+            outcome.whenComplete((hold, error) -> {
+                if (hold == null && error == null && !result.complete(null)) {
+                    Hold won = heldResult();
+                    if (won != null) {
+                        won.release(); // the caller gave up just as the lock arrived
+                    }
+                }
+            });
+            return outcome;
+        }
+
+        private void enqueue() {
+            long r;
+            String old;
+            synchronized (this) {
+                if (result.isDone()) {
+                    return;
+                }
+                r = ++round;
+                old = ourPath;
+                ourPath = null;
+                watched = null;
+            }
+            if (old != null) {
+                deleteQuietly(old);
+            }
+            synchronized (this) {
+                creating = true;
+            }
+            Stat stat = new Stat();
+            CompletableFuture<String> created;
+            CompletableFuture<List<String>> listed;
+            try {
+                created = client.create().creatingParentContainersIfNeeded().withProtection()
+                        .withMode(CreateMode.EPHEMERAL_SEQUENTIAL).storingStatIn(stat)
+                        .forPathAsync(BatonPaths.makePath(path, nodeName), data);
+                listed = client.getChildren().forPathAsync(path); // pipelined behind the create
+            } catch (IllegalStateException e) {
+                result.completeExceptionally(e); // client closed
+                return;
+            }
+            created.whenComplete((node, error) -> {
+                boolean cleanUp;
+                synchronized (this) {
+                    creating = false;
+                    cleanUp = result.isDone() && heldResult() == null;
+                }
+                if (error != null) {
+                    if (cleanUp) {
+                        cleaned.complete(null);
+                    }
+                    onError(error);
+                    return;
+                }
+                synchronized (this) {
+                    if (result.isDone() || r != round) {
+                        CompletableFuture<Void> deleted = deleteQuietly(node);
+                        if (cleanUp) {
+                            deleted.thenRun(() -> cleaned.complete(null));
+                        }
+                        return;
+                    }
+                    ourPath = node;
+                    session = stat.getEphemeralOwner();
+                    czxid = stat.getCzxid();
+                }
+                listed.whenComplete((children, listError) -> {
+                    if (listError == null && children.contains(BatonPaths.nodeName(node))) {
+                        decide(r, children);
+                    } else {
+                        relist(r); // the parent had to be created first, so the listing came too early
+                    }
+                });
+            });
+        }
+
+        /** The hold the attempt completed with, or null (not done, timed out, or failed). */
+        private Hold heldResult() {
+            return result.isDone() && !result.isCompletedExceptionally() ? result.getNow(null) : null;
+        }
+
+        private void relist(long r) {
+            client.getChildren().forPathAsync(path).whenComplete((children, error) -> {
+                if (error != null) {
+                    onError(error);
+                } else {
+                    decide(r, children);
+                }
+            });
+        }
+
+        private void decide(long r, List<String> children) {
+            String toWatch;
+            long ourSession;
+            synchronized (this) {
+                if (result.isDone() || r != round || ourPath == null) {
+                    return;
+                }
+                List<String> sorted = BatonPaths.sortBySequence(children, nodeName);
+                int index = sorted.indexOf(BatonPaths.nodeName(ourPath));
+                if (index < 0) {
+                    toWatch = "";
+                } else {
+                    String w = driver.nodeToWatch(sorted, index);
+                    toWatch = w == null ? null : BatonPaths.makePath(path, w);
+                }
+                ourSession = session;
+                if (toWatch != null && !toWatch.isEmpty()) {
+                    watched = toWatch;
+                }
+            }
+            if ("".equals(toWatch)) {
+                enqueue(); // our node is gone
+            } else if (toWatch == null) {
+                if (isCurrentSession(ourSession)) {
+                    succeed();
+                } else {
+                    enqueue();
+                }
+            } else {
+                client.checkExists().usingWatcher(this).forPathAsync(toWatch).whenComplete((stat, error) -> {
+                    if (error != null) {
+                        onError(error);
+                    } else if (stat == null) {
+                        relist(r); // gone before the watch was set
+                    }
+                });
+            }
+        }
+
+        @Override
+        public void process(WatchedEvent event) {
+            if (event.getType() == Event.EventType.None) {
+                return;
+            }
+            long r;
+            synchronized (this) {
+                if (result.isDone() || !event.getPath().equals(watched)) {
+                    return;
+                }
+                watched = null;
+                r = round;
+            }
+            relist(r);
+        }
+
+        @Override
+        public void stateChanged(BatonClient c, ConnectionState newState) {
+            if (newState == ConnectionState.LOST) {
+                synchronized (this) {
+                    ourPath = null; // gone with the session
+                }
+            } else if (newState == ConnectionState.RECONNECTED) {
+                String node;
+                long r;
+                long ourSession;
+                synchronized (this) {
+                    node = ourPath;
+                    r = round;
+                    ourSession = session;
+                }
+                if (node == null) {
+                    enqueue();
+                    return;
+                }
+                client.checkExists().forPathAsync(node).whenComplete((stat, error) -> {
+                    if (error == null && stat != null && stat.getEphemeralOwner() == ourSession) {
+                        relist(r);
+                    } else if (error == null) {
+                        enqueue();
+                    }
+                });
+            }
+        }
+
+        private void onError(Throwable error) {
+            if (result.isDone() || Failures.isConnectionProblem(error)) {
+                return; // RECONNECTED (or LOST then RECONNECTED) carries on
+            }
+            if (Failures.code(error) == KeeperException.Code.NONODE) {
+                enqueue(); // the lock path was deleted under us
+                return;
+            }
+            result.completeExceptionally(Failures.unwrap(error));
+        }
+
+        private void succeed() {
+            HoldImpl hold;
+            synchronized (this) {
+                if (result.isDone()) {
+                    return;
+                }
+                hold = new HoldImpl(LockQueue.this, ourPath, czxid, session);
+            }
+            hold.watchConnection();
+            if (!result.complete(hold)) {
+                hold.release(); // timed out or cancelled at the same moment
+            }
+        }
+
+        private void finish(Hold hold) {
+            client.getConnectionStateListenable().removeListener(this);
+            String node;
+            String watching;
+            synchronized (this) {
+                node = ourPath;
+                watching = watched;
+                watched = null;
+                round++;
+            }
+            if (watching != null) {
+                client.watchers().remove(this).locally().quietly().forPathAsync(watching).exceptionally(e -> null);
+            }
+            boolean createInFlight;
+            synchronized (this) {
+                createInFlight = creating;
+            }
+            if (hold == null && node != null) {
+                deleteQuietly(node).thenRun(() -> cleaned.complete(null));
+            } else if (!createInFlight) {
+                cleaned.complete(null); // nothing on the server (or the hold owns the node)
+            }
+        }
+    }
+
+    /** A hold of this queue's lock. */
+    static final class HoldImpl implements Hold, ConnectionStateListener {
+        private final LockQueue queue;
+        private final String nodePath;
+        private final long czxid;
+        private final long session;
+        private volatile HoldState state = HoldState.HELD;
+        private volatile boolean released;
+
+        HoldImpl(LockQueue queue, String nodePath, long czxid, long session) {
+            this.queue = queue;
+            this.nodePath = nodePath;
+            this.czxid = czxid;
+            this.session = session;
+        }
+
+        void watchConnection() {
+            queue.client.getConnectionStateListenable().addListener(this);
+        }
+
+        @Override
+        public String nodePath() {
+            return nodePath;
+        }
+
+        @Override
+        public long fencingToken() {
+            return czxid;
+        }
+
+        @Override
+        public HoldState state() {
+            return state;
+        }
+
+        @Override
+        public boolean isHeld() {
+            return !released && state != HoldState.LOST;
+        }
+
+        @Override
+        public Duration safeFor() {
+            return isHeld() && queue.isCurrentSession(session) ? queue.client.safeFor() : Duration.ZERO;
+        }
+
+        @Override
+        public void stateChanged(BatonClient c, ConnectionState newState) {
+            if (released) {
+                return;
+            }
+            switch (newState) {
+                case SUSPENDED -> setState(HoldState.SUSPENDED);
+                case LOST -> setState(HoldState.LOST);
+                case RECONNECTED -> queue.client.checkExists().forPathAsync(nodePath).whenComplete((stat, e) -> {
+                    if (e == null) {
+                        boolean ours = stat != null && stat.getEphemeralOwner() == session
+                                && queue.isCurrentSession(session);
+                        setState(ours ? HoldState.HELD : HoldState.LOST);
+                    }
+                });
+                default -> {
+                }
+            }
+        }
+
+        private void setState(HoldState newState) {
+            synchronized (this) {
+                if (state == newState || state == HoldState.LOST || released) {
+                    return;
+                }
+                state = newState;
+            }
+            queue.notifications.execute(() -> queue.holdListeners.forEach(l -> l.holdStateChanged(this, newState)));
+        }
+
+        @Override
+        public void release() {
+            synchronized (this) {
+                if (released) {
+                    return;
+                }
+                released = true;
+            }
+            queue.client.getConnectionStateListenable().removeListener(this);
+            if (!queue.client.isConnected()) {
+                queue.deleteQuietly(nodePath); // retried until connected; don't block the releasing thread
+                return;
+            }
+            try {
+                queue.client.delete().guaranteed().quietly().forPath(nodePath);
+            } catch (KeeperException e) {
+                LOG.debug("Delete of {} failed; it is retried in the background", nodePath, e);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (IllegalStateException e) {
+                LOG.debug("Client closed before {} was deleted; the session's end removes it", nodePath);
+            }
+        }
+
+        @Override
+        public String toString() {
+            return "Hold[" + nodePath + ", token=" + czxid + ", " + (released ? "released" : state) + "]";
+        }
+    }
+}
