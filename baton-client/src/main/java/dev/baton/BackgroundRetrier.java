@@ -47,7 +47,7 @@ final class BackgroundRetrier {
                             pending.remove(this);
                         } else if (core.isClosed()) {
                             pending.remove(this);
-                        } else if (Exec.isConnectionProblem(error)) {
+                        } else if (Failures.isConnectionProblem(error)) {
                             long pause = pauseMs;
                             pauseMs = Math.min(pauseMs * 2, MAX_PAUSE_MS);
                             try {
@@ -57,7 +57,7 @@ final class BackgroundRetrier {
                             }
                         } else {
                             pending.remove(this);
-                            core.reportError("background work failed: " + description, Exec.unwrap(error));
+                            core.reportError("background work failed: " + description, Failures.unwrap(error));
                         }
                     });
         }

@@ -47,10 +47,37 @@ final class Calls {
         return acl == null ? null : new ArrayList<>(acl);
     }
 
+    /**
+     * Makes the blocking form's failures name the user's path, as the callback form's do: the handle's blocking
+     * API throws exceptions naming the full (namespaced) path.
+     */
+    private static <T> ZkCall<T> named(String userPath, ZkCall<T> call) {
+        return new ZkCall<>() {
+            @Override
+            public T sync(ZooKeeper zk) throws KeeperException, InterruptedException {
+                try {
+                    return call.sync(zk);
+                } catch (KeeperException e) {
+                    if (e.getPath() == null || e.getPath().equals(userPath)) {
+                        throw e;
+                    }
+                    KeeperException named = KeeperException.create(e.code(), userPath);
+                    named.initCause(e);
+                    throw named;
+                }
+            }
+
+            @Override
+            public void async(ZooKeeper zk, CompletableFuture<T> f) {
+                call.async(zk, f);
+            }
+        };
+    }
+
     static ZkCall<String> create(String path, String userPath, byte[] data, List<ACL> givenAcl, CreateMode mode,
             long ttl, Stat stat) {
         List<ACL> acl = forHandle(givenAcl);
-        return new ZkCall<>() {
+        return named(userPath, new ZkCall<>() {
             @Override
             public String sync(ZooKeeper zk) throws KeeperException, InterruptedException {
                 return zk.create(path, data, acl, mode, stat, ttl);
@@ -63,11 +90,15 @@ final class Calls {
                     ZkCall.complete(f, rc, userPath, name);
                 }, null, ttl);
             }
-        };
+        });
     }
 
     static ZkCall<Stat> exists(String path, Watcher watcher) {
-        return new ZkCall<>() {
+        return exists(path, path, watcher);
+    }
+
+    static ZkCall<Stat> exists(String path, String userPath, Watcher watcher) {
+        return named(userPath, new ZkCall<>() {
             @Override
             public Stat sync(ZooKeeper zk) throws KeeperException, InterruptedException {
                 return zk.exists(path, watcher);
@@ -79,15 +110,15 @@ final class Calls {
                     if (rc == KeeperException.Code.NONODE.intValue()) {
                         f.complete(null);
                     } else {
-                        ZkCall.complete(f, rc, p, s);
+                        ZkCall.complete(f, rc, userPath, s);
                     }
                 }, null);
             }
-        };
+        });
     }
 
     static ZkCall<byte[]> getData(String path, String userPath, Watcher watcher, Stat stat) {
-        return new ZkCall<>() {
+        return named(userPath, new ZkCall<>() {
             @Override
             public byte[] sync(ZooKeeper zk) throws KeeperException, InterruptedException {
                 return zk.getData(path, watcher, stat);
@@ -100,11 +131,11 @@ final class Calls {
                     ZkCall.complete(f, rc, userPath, data);
                 }, null);
             }
-        };
+        });
     }
 
     static ZkCall<Stat> setData(String path, String userPath, byte[] data, int version) {
-        return new ZkCall<>() {
+        return named(userPath, new ZkCall<>() {
             @Override
             public Stat sync(ZooKeeper zk) throws KeeperException, InterruptedException {
                 return zk.setData(path, data, version);
@@ -114,11 +145,11 @@ final class Calls {
             public void async(ZooKeeper zk, CompletableFuture<Stat> f) {
                 zk.setData(path, data, version, (rc, p, ctx, s) -> ZkCall.complete(f, rc, userPath, s), null);
             }
-        };
+        });
     }
 
     static ZkCall<List<String>> getChildren(String path, String userPath, Watcher watcher, Stat stat) {
-        return new ZkCall<>() {
+        return named(userPath, new ZkCall<>() {
             @Override
             public List<String> sync(ZooKeeper zk) throws KeeperException, InterruptedException {
                 return zk.getChildren(path, watcher, stat);
@@ -131,11 +162,11 @@ final class Calls {
                     ZkCall.complete(f, rc, userPath, children);
                 }, null);
             }
-        };
+        });
     }
 
     static ZkCall<Void> delete(String path, String userPath, int version) {
-        return new ZkCall<>() {
+        return named(userPath, new ZkCall<>() {
             @Override
             public Void sync(ZooKeeper zk) throws KeeperException, InterruptedException {
                 zk.delete(path, version);
@@ -146,12 +177,12 @@ final class Calls {
             public void async(ZooKeeper zk, CompletableFuture<Void> f) {
                 zk.delete(path, version, (rc, p, ctx) -> ZkCall.complete(f, rc, userPath, null), null);
             }
-        };
+        });
     }
 
     /** There is no blocking sync in the ZooKeeper API; both forms use the callback and wait. */
     static ZkCall<Void> sync(String path, String userPath) {
-        return new ZkCall<>() {
+        return named(userPath, new ZkCall<>() {
             @Override
             public Void sync(ZooKeeper zk) throws KeeperException, InterruptedException {
                 CompletableFuture<Void> f = new CompletableFuture<>();
@@ -163,12 +194,12 @@ final class Calls {
             public void async(ZooKeeper zk, CompletableFuture<Void> f) {
                 zk.sync(path, (rc, p, ctx) -> ZkCall.complete(f, rc, userPath, null), null);
             }
-        };
+        });
     }
 
     static ZkCall<List<ACL>> getACL(String path, String userPath, Stat stat) {
         Stat target = stat != null ? stat : new Stat();
-        return new ZkCall<>() {
+        return named(userPath, new ZkCall<>() {
             @Override
             public List<ACL> sync(ZooKeeper zk) throws KeeperException, InterruptedException {
                 return zk.getACL(path, target);
@@ -181,12 +212,12 @@ final class Calls {
                     ZkCall.complete(f, rc, userPath, acl);
                 }, null);
             }
-        };
+        });
     }
 
     static ZkCall<Stat> setACL(String path, String userPath, List<ACL> givenAcl, int version) {
         List<ACL> acl = forHandle(givenAcl);
-        return new ZkCall<>() {
+        return named(userPath, new ZkCall<>() {
             @Override
             public Stat sync(ZooKeeper zk) throws KeeperException, InterruptedException {
                 return zk.setACL(path, acl, version);
@@ -196,11 +227,11 @@ final class Calls {
             public void async(ZooKeeper zk, CompletableFuture<Stat> f) {
                 zk.setACL(path, acl, version, (rc, p, ctx, s) -> ZkCall.complete(f, rc, userPath, s), null);
             }
-        };
+        });
     }
 
     static ZkCall<Void> addWatch(String path, String userPath, Watcher watcher, AddWatchMode mode) {
-        return new ZkCall<>() {
+        return named(userPath, new ZkCall<>() {
             @Override
             public Void sync(ZooKeeper zk) throws KeeperException, InterruptedException {
                 zk.addWatch(path, watcher, mode);
@@ -211,13 +242,13 @@ final class Calls {
             public void async(ZooKeeper zk, CompletableFuture<Void> f) {
                 zk.addWatch(path, watcher, mode, (rc, p, ctx) -> ZkCall.complete(f, rc, userPath, null), null);
             }
-        };
+        });
     }
 
     /** {@code watcher == null} removes all watches of the type. */
     static ZkCall<Void> removeWatches(String path, String userPath, Watcher watcher, Watcher.WatcherType type,
             boolean local) {
-        return new ZkCall<>() {
+        return named(userPath, new ZkCall<>() {
             @Override
             public Void sync(ZooKeeper zk) throws KeeperException, InterruptedException {
                 if (watcher == null) {
@@ -238,7 +269,7 @@ final class Calls {
                             (rc, p, ctx) -> ZkCall.complete(f, rc, userPath, null), null);
                 }
             }
-        };
+        });
     }
 
     /** {@code userPaths} are the operations' paths as the user gave them, for the failure's path. */

@@ -122,7 +122,7 @@ final class CreateBuilderImpl extends OpBuilder<String> implements CreateBuilder
         if (prefix != null) {
             String protectedPrefix = prefix;
             created = created.whenComplete((p, error) -> {
-                if (error != null && Exec.isConnectionProblem(error)) {
+                if (error != null && Failures.isConnectionProblem(error)) {
                     // The create may have reached the server; remove what it left once we can.
                     Exec background = client.core().exec(false);
                     client.core().retrier().submit("remove orphaned protected node " + spec.path(),

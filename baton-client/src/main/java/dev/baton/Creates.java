@@ -42,7 +42,7 @@ final class Creates {
             if (error == null) {
                 return CompletableFuture.completedFuture(path);
             }
-            if (Exec.codeOf(error) == KeeperException.Code.NODEEXISTS) {
+            if (Failures.code(error) == KeeperException.Code.NODEEXISTS) {
                 if (spec.orSetData()) {
                     return exec.retrying(Calls.setData(spec.path(), spec.userPath(), spec.data(), spec.setDataVersion()))
                             .thenApply(stat -> {
@@ -54,7 +54,7 @@ final class Creates {
                     return ownEphemeral(exec, spec, error);
                 }
             }
-            return Exec.<String>failed(Exec.unwrap(error));
+            return Exec.<String>failed(Failures.unwrap(error));
         }).thenCompose(Function.identity());
     }
 
@@ -66,7 +66,7 @@ final class Creates {
                 Calls.copy(stat, spec.stat());
                 return CompletableFuture.completedFuture(spec.path());
             }
-            return Exec.failed(Exec.unwrap(original));
+            return Exec.failed(Failures.unwrap(original));
         });
     }
 
@@ -76,8 +76,8 @@ final class Creates {
             return first;
         }
         return first.exceptionallyCompose(error -> {
-            if (Exec.codeOf(error) != KeeperException.Code.NONODE) {
-                return Exec.failed(Exec.unwrap(error));
+            if (Failures.code(error) != KeeperException.Code.NONODE) {
+                return Exec.failed(Failures.unwrap(error));
             }
             return mkdirs(client, exec, BatonPaths.parent(spec.path()), spec.parentMode())
                     .thenCompose(v -> exec.once(createCall(spec)));
@@ -100,7 +100,7 @@ final class Creates {
         List<ACL> acl = client.core().config().aclProvider().getAclForPath(path);
         String userPath = client.userPath(path);
         return exec.retrying(Calls.create(path, userPath, EMPTY, acl, mode, -1, null)).handle((created, error) -> {
-            KeeperException.Code code = error == null ? KeeperException.Code.OK : Exec.codeOf(error);
+            KeeperException.Code code = error == null ? KeeperException.Code.OK : Failures.code(error);
             if (code == KeeperException.Code.OK || code == KeeperException.Code.NODEEXISTS) {
                 return CompletableFuture.<Void>completedFuture(null);
             }
@@ -108,7 +108,7 @@ final class Creates {
                 return mkdirs(client, exec, BatonPaths.parent(path), mode)
                         .thenCompose(v -> mkdirs(client, exec, path, mode));
             }
-            return Exec.<Void>failed(Exec.unwrap(error));
+            return Exec.<Void>failed(Failures.unwrap(error));
         }).thenCompose(Function.identity());
     }
 
@@ -117,10 +117,10 @@ final class Creates {
         String parent = BatonPaths.parent(path);
         return exec.once(Calls.getChildren(parent, parent, null, null)).handle((children, error) -> {
             if (error != null) {
-                if (Exec.codeOf(error) == KeeperException.Code.NONODE) {
+                if (Failures.code(error) == KeeperException.Code.NONODE) {
                     return CompletableFuture.<String>completedFuture(null);
                 }
-                return Exec.<String>failed(Exec.unwrap(error));
+                return Exec.<String>failed(Failures.unwrap(error));
             }
             for (String child : children) {
                 if (child.startsWith(prefix)) {

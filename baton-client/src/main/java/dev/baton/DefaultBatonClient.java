@@ -258,7 +258,7 @@ final class DefaultBatonClient implements BatonClient {
             if (error == null) {
                 event = onSuccess.apply(result);
             } else {
-                Throwable cause = Exec.unwrap(error);
+                Throwable cause = Failures.unwrap(error);
                 KeeperException.Code code = cause instanceof KeeperException ke ? ke.code()
                         : KeeperException.Code.SYSTEMERROR;
                 if (!(cause instanceof KeeperException)) {

@@ -45,7 +45,7 @@ final class DeleteBuilderImpl extends OpBuilder<Void> implements DeleteBuilder {
         }
         if (guaranteed) {
             deleted = deleted.whenComplete((v, error) -> {
-                if (error != null && Exec.isConnectionProblem(error)) {
+                if (error != null && Failures.isConnectionProblem(error)) {
                     Exec background = client.core().exec(false);
                     client.core().retrier().submit("guaranteed delete of " + full,
                             () -> Deletes.ignoringNoNode(delete(background, full, path)));

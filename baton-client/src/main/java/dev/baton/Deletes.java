@@ -15,8 +15,8 @@ final class Deletes {
     }
 
     static CompletableFuture<Void> ignoringNoNode(CompletableFuture<Void> delete) {
-        return delete.exceptionallyCompose(error -> Exec.codeOf(error) == KeeperException.Code.NONODE
-                ? CompletableFuture.completedFuture(null) : Exec.failed(Exec.unwrap(error)));
+        return delete.exceptionallyCompose(error -> Failures.code(error) == KeeperException.Code.NONODE
+                ? CompletableFuture.completedFuture(null) : Exec.failed(Failures.unwrap(error)));
     }
 
     /**
@@ -41,8 +41,8 @@ final class Deletes {
             int version, int pass) {
         String userPath = client.userPath(path);
         return exec.retrying(Calls.getChildren(path, userPath, null, null))
-                .exceptionallyCompose(error -> Exec.codeOf(error) == KeeperException.Code.NONODE
-                        ? CompletableFuture.completedFuture(List.of()) : Exec.failed(Exec.unwrap(error)))
+                .exceptionallyCompose(error -> Failures.code(error) == KeeperException.Code.NONODE
+                        ? CompletableFuture.completedFuture(List.of()) : Exec.failed(Failures.unwrap(error)))
                 .thenCompose(children -> {
                     List<CompletableFuture<Void>> deletes = new ArrayList<>(children.size());
                     for (String child : children) {
@@ -53,13 +53,13 @@ final class Deletes {
                 })
                 .thenCompose(v -> deleteNode(exec, path, userPath, version))
                 .handle((v, error) -> {
-                    if (error != null && Exec.codeOf(error) == KeeperException.Code.NOTEMPTY
+                    if (error != null && Failures.code(error) == KeeperException.Code.NOTEMPTY
                             && pass < MAX_TREE_PASSES) {
                         // A child appeared while we were deleting; go round again.
                         return deleteTree(client, exec, path, version, pass + 1);
                     }
                     return error == null ? CompletableFuture.<Void>completedFuture(null)
-                            : Exec.<Void>failed(Exec.unwrap(error));
+                            : Exec.<Void>failed(Failures.unwrap(error));
                 })
                 .thenCompose(Function.identity());
     }

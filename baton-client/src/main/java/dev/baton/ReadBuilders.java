@@ -48,7 +48,7 @@ final class ReadBuilders {
 
         @Override
         CompletableFuture<Stat> run(Exec exec, String path, byte[] data) {
-            return exec.retrying(Calls.exists(client.fullPath(path, false), watcher));
+            return exec.retrying(Calls.exists(client.fullPath(path, false), path, watcher));
         }
 
         @Override

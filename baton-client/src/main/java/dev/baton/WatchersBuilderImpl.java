@@ -101,8 +101,8 @@ final class WatchersBuilderImpl implements WatchersBuilder {
             if (!quietly) {
                 return removed;
             }
-            return removed.exceptionallyCompose(error -> Exec.codeOf(error) == KeeperException.Code.NOWATCHER
-                    ? CompletableFuture.completedFuture(null) : Exec.failed(Exec.unwrap(error)));
+            return removed.exceptionallyCompose(error -> Failures.code(error) == KeeperException.Code.NOWATCHER
+                    ? CompletableFuture.completedFuture(null) : Exec.failed(Failures.unwrap(error)));
         }
 
         @Override
