@@ -165,8 +165,30 @@ public final class InterProcessMutex implements InterProcessLock {
         return track(queue.acquire(nodeData, unit.toNanos(time)));
     }
 
+    /**
+     * Wraps an attempt's hold so the mutex knows it, keeping the caller's future connected to the attempt:
+     * completing the returned future with null gives the attempt up (its node is deleted).
+     */
     private CompletableFuture<Hold> track(CompletableFuture<Hold> attempt) {
-        return attempt.thenApply(hold -> hold == null ? null : new TrackedHold(hold));
+        CompletableFuture<Hold> tracked = new CompletableFuture<>();
+        attempt.whenComplete((hold, error) -> {
+            if (error != null) {
+                tracked.completeExceptionally(error);
+            } else if (hold == null) {
+                tracked.complete(null);
+            } else {
+                TrackedHold mine = new TrackedHold(hold);
+                if (!tracked.complete(mine)) {
+                    mine.release(); // given up just as it arrived
+                }
+            }
+        });
+        tracked.whenComplete((hold, error) -> {
+            if (hold == null && error == null) {
+                attempt.complete(null);
+            }
+        });
+        return tracked;
     }
 
     /** An asynchronous hold, known to the mutex until released. */
