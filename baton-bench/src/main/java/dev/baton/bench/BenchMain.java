@@ -1,0 +1,87 @@
+package dev.baton.bench;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.apache.zookeeper.KeeperException;
+
+/**
+ * The benchmark command: runs the chosen scenarios for Baton, Apache Curator and the bare ZooKeeper client on the
+ * same server in the same JVM, and prints one markdown table per scenario (progress goes to standard error, the
+ * report to standard output). See {@link BenchOptions#USAGE} or {@code --help} for the flags.
+ *
+ * <pre>{@code
+ * baton-bench/run --ops 3000 --rounds 3 --out bench.md
+ * }</pre>
+ */
+public final class BenchMain {
+
+    private BenchMain() {
+    }
+
+    /**
+     * Runs the benchmark. Exits with status 2 for bad arguments and 1 if a run failed.
+     *
+     * @param args the flags, see {@code --help}
+     * @throws InterruptedException if interrupted
+     */
+    public static void main(String[] args) throws InterruptedException {
+        BenchOptions options;
+        List<Scenario> scenarios;
+        try {
+            options = BenchOptions.parse(args);
+            scenarios = Scenarios.select(options.scenarios());
+            Libraries.create(options.libraries()); // validates the names before a server starts
+        } catch (IllegalArgumentException e) {
+            System.err.println("baton-bench: " + e.getMessage());
+            System.err.print(BenchOptions.USAGE);
+            System.exit(2);
+            return;
+        }
+        if (options.help()) {
+            System.out.print(BenchOptions.USAGE);
+            return;
+        }
+        if (options.list()) {
+            Scenarios.ALL.forEach(s -> System.out.printf("%-20s %s%n", s.name(), s.description()));
+            return;
+        }
+        try {
+            String report = run(options, scenarios, System.err);
+            System.out.print(report);
+            if (options.out() != null) {
+                write(options.out(), report);
+                System.err.println("report written to " + options.out());
+            }
+        } catch (KeeperException | IOException | RuntimeException e) {
+            System.err.println("baton-bench: failed: " + e);
+            e.printStackTrace(System.err);
+            System.exit(1);
+        }
+    }
+
+    /**
+     * Starts the server (unless {@link BenchOptions#connect()} names one), runs the scenarios and renders the
+     * report.
+     */
+    static String run(BenchOptions options, List<Scenario> scenarios, PrintStream progress)
+            throws KeeperException, InterruptedException {
+        try (BenchServer server = options.connect() == null ? BenchServer.embedded()
+                : BenchServer.external(options.connect())) {
+            List<ScenarioResult> results = new BenchRunner(server, options, progress)
+                    .run(scenarios, Libraries.create(options.libraries()));
+            return MarkdownReport.render(results, options, server.describe());
+        }
+    }
+
+    private static void write(Path file, String report) throws IOException {
+        Path parent = file.toAbsolutePath().getParent();
+        if (parent != null) {
+            Files.createDirectories(parent);
+        }
+        Files.writeString(file, report, StandardCharsets.UTF_8);
+    }
+}

@@ -1,0 +1,75 @@
+package dev.baton.bench;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Every measured round of one scenario, per library, in report order.
+ *
+ * @param scenario the scenario's name
+ * @param description what one op is
+ * @param rounds each library's rounds, in the order they ran
+ */
+record ScenarioResult(String scenario, String description, Map<String, List<RunResult>> rounds) {
+
+    ScenarioResult {
+        Map<String, List<RunResult>> copy = new LinkedHashMap<>();
+        rounds.forEach((library, runs) -> copy.put(library, List.copyOf(runs)));
+        rounds = Collections.unmodifiableMap(copy);
+    }
+
+    /** The libraries, in report order. */
+    List<String> libraries() {
+        return new ArrayList<>(rounds.keySet());
+    }
+
+    /**
+     * How much longer {@code library} takes per op than {@code baseline}, as the median over every pair of
+     * turns the two ran back to back (the same turn of the same round): {@code 1.10} means 10% slower. Pairing
+     * adjacent turns cancels most of the load that other processes put on a small machine, which comparing two
+     * separately chosen median rounds would not.
+     *
+     * @return the ratio, or NaN if either library did not run
+     */
+    double pairedTimeRatio(String library, String baseline) {
+        List<RunResult> runs = rounds.get(library);
+        List<RunResult> bases = rounds.get(baseline);
+        if (runs == null || bases == null) {
+            return Double.NaN;
+        }
+        List<Double> ratios = new ArrayList<>();
+        for (int round = 0; round < Math.min(runs.size(), bases.size()); round++) {
+            List<Double> turns = runs.get(round).turnNanosPerOp();
+            List<Double> baseTurns = bases.get(round).turnNanosPerOp();
+            for (int turn = 0; turn < Math.min(turns.size(), baseTurns.size()); turn++) {
+                ratios.add(turns.get(turn) / baseTurns.get(turn));
+            }
+        }
+        if (ratios.isEmpty()) {
+            return Double.NaN;
+        }
+        Collections.sort(ratios);
+        int n = ratios.size();
+        return n % 2 == 1 ? ratios.get(n / 2) : (ratios.get(n / 2 - 1) + ratios.get(n / 2)) / 2;
+    }
+
+    /**
+     * A library's median round by throughput (the lower middle one for an even count): its latencies and request
+     * count come from the same run as its throughput, so the row is one real run.
+     *
+     * @return the median round, or null if the library did not run
+     */
+    RunResult median(String library) {
+        List<RunResult> runs = rounds.get(library);
+        if (runs == null || runs.isEmpty()) {
+            return null;
+        }
+        List<RunResult> sorted = new ArrayList<>(runs);
+        sorted.sort(Comparator.comparingDouble(RunResult::opsPerSecond));
+        return sorted.get((sorted.size() - 1) / 2);
+    }
+}

@@ -1,0 +1,96 @@
+package dev.baton.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.assertj.core.api.Assertions.within;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** The command line and the statistics, without a server. */
+class BenchOptionsTest {
+
+    @Test
+    void defaults() {
+        BenchOptions o = BenchOptions.defaults();
+        assertThat(o.ops()).isEqualTo(3000);
+        assertThat(o.warmupOps()).isEqualTo(3000);
+        assertThat(o.rounds()).isEqualTo(3);
+        assertThat(o.slice()).isEqualTo(500);
+        assertThat(o.inFlight()).isEqualTo(64);
+        assertThat(o.connect()).isNull();
+        assertThat(o.out()).isNull();
+        assertThat(o.scenarios()).isEmpty();
+    }
+
+    @Test
+    void flagsWithSeparateAndInlineValues() {
+        BenchOptions o = BenchOptions.parse("--ops=5000", "--rounds", "5", "--scenarios", "get-data,async-create",
+                "--libraries=baton,zookeeper", "--duration", "2.5", "--out", "x/bench.md", "--connect",
+                "127.0.0.1:2181");
+        assertThat(o.ops()).isEqualTo(5000);
+        assertThat(o.warmupOps()).isEqualTo(5000);
+        assertThat(o.rounds()).isEqualTo(5);
+        assertThat(o.scenarios()).containsExactly("get-data", "async-create");
+        assertThat(o.libraries()).containsExactly("baton", "zookeeper");
+        assertThat(o.maxRunNanos()).isEqualTo(2_500_000_000L);
+        assertThat(o.out()).isEqualTo(Path.of("x/bench.md"));
+        assertThat(o.connect()).isEqualTo("127.0.0.1:2181");
+        assertThat(Scenarios.select(o.scenarios())).extracting(Scenario::name)
+                .containsExactly("get-data", "async-create");
+        assertThat(Libraries.create(o.libraries())).extracting(BenchClient::name)
+                .containsExactly("Baton", "ZooKeeper");
+    }
+
+    @Test
+    void badArgumentsAreNamed() {
+        assertThatIllegalArgumentException().isThrownBy(() -> BenchOptions.parse("--ops", "0"))
+                .withMessageContaining("--ops");
+        assertThatIllegalArgumentException().isThrownBy(() -> BenchOptions.parse("--ops"))
+                .withMessageContaining("--ops needs a value");
+        assertThatIllegalArgumentException().isThrownBy(() -> BenchOptions.parse("--bogus"))
+                .withMessageContaining("--bogus");
+        assertThatIllegalArgumentException().isThrownBy(() -> Scenarios.select(List.of("nope")))
+                .withMessageContaining("nope").withMessageContaining("sync-create-delete");
+        assertThatIllegalArgumentException().isThrownBy(() -> Libraries.create(List.of("etcd")))
+                .withMessageContaining("etcd");
+    }
+
+    @Test
+    void nearestRankPercentiles() {
+        long[] sorted = new long[100];
+        for (int i = 0; i < 100; i++) {
+            sorted[i] = i + 1;
+        }
+        assertThat(Latencies.percentile(sorted, 50)).isEqualTo(50);
+        assertThat(Latencies.percentile(sorted, 99)).isEqualTo(99);
+        assertThat(Latencies.percentile(new long[] {7}, 99)).isEqualTo(7);
+        assertThat(Latencies.percentile(new long[0], 50)).isZero();
+    }
+
+    @Test
+    void medianRoundIsOneRealRun() {
+        RunResult slow = new RunResult("Baton", 100, 2_000_000, 10, 20, 200, List.of());
+        RunResult mid = new RunResult("Baton", 100, 1_000_000, 11, 21, 201, List.of());
+        RunResult fast = new RunResult("Baton", 100, 500_000, 12, 22, 202, List.of());
+        ScenarioResult r = new ScenarioResult("s", "d", Map.of("Baton", List.of(fast, slow, mid)));
+        assertThat(r.median("Baton")).isSameAs(mid);
+        assertThat(r.median("Curator")).isNull();
+    }
+
+    @Test
+    void ratiosPairTurnsOfTheSameRound() {
+        // Round 1 is twice as slow for everyone (a noisy neighbour); Baton is 10% slower in every turn.
+        RunResult zk1 = new RunResult("ZooKeeper", 2, 300, 1, 1, 2, List.of(100.0, 200.0));
+        RunResult baton1 = new RunResult("Baton", 2, 330, 1, 1, 2, List.of(110.0, 220.0));
+        RunResult zk2 = new RunResult("ZooKeeper", 2, 600, 1, 1, 2, List.of(300.0, 300.0));
+        RunResult baton2 = new RunResult("Baton", 2, 660, 1, 1, 2, List.of(330.0, 330.0));
+        ScenarioResult r = new ScenarioResult("s", "d",
+                Map.of("Baton", List.of(baton1, baton2), "ZooKeeper", List.of(zk1, zk2)));
+        assertThat(r.pairedTimeRatio("Baton", "ZooKeeper")).isCloseTo(1.10, within(1e-9));
+        assertThat(r.pairedTimeRatio("ZooKeeper", "ZooKeeper")).isEqualTo(1.0);
+        assertThat(r.pairedTimeRatio("Baton", "Curator")).isNaN();
+    }
+}
