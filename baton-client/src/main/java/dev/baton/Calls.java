@@ -44,14 +44,17 @@ final class Calls {
      * which throws for immutable lists such as {@code List.of(...)} and {@code List.copyOf(...)}.
      */
     static List<ACL> forHandle(List<ACL> acl) {
-        return acl == null ? null : new ArrayList<>(acl);
+        return acl == null || acl instanceof ArrayList ? acl : new ArrayList<>(acl);
     }
 
     /**
      * Makes the blocking form's failures name the user's path, as the callback form's do: the handle's blocking
      * API throws exceptions naming the full (namespaced) path.
      */
-    private static <T> ZkCall<T> named(String userPath, ZkCall<T> call) {
+    private static <T> ZkCall<T> named(String path, String userPath, ZkCall<T> call) {
+        if (path.equals(userPath)) {
+            return call; // no namespace: the handle already names the user's path
+        }
         return new ZkCall<>() {
             @Override
             public T sync(ZooKeeper zk) throws KeeperException, InterruptedException {
@@ -77,14 +80,21 @@ final class Calls {
     static ZkCall<String> create(String path, String userPath, byte[] data, List<ACL> givenAcl, CreateMode mode,
             long ttl, Stat stat) {
         List<ACL> acl = forHandle(givenAcl);
-        return named(userPath, new ZkCall<>() {
+        return named(path, userPath, new ZkCall<>() {
             @Override
             public String sync(ZooKeeper zk) throws KeeperException, InterruptedException {
-                return zk.create(path, data, acl, mode, stat, ttl);
+                // Without a stat to fill or a TTL, the plain create: the smallest request and reply.
+                return stat == null && ttl < 0 ? zk.create(path, data, acl, mode)
+                        : zk.create(path, data, acl, mode, stat, ttl);
             }
 
             @Override
             public void async(ZooKeeper zk, CompletableFuture<String> f) {
+                if (stat == null && ttl < 0) {
+                    zk.create(path, data, acl, mode, (rc, p, ctx, name) -> ZkCall.complete(f, rc, userPath, name),
+                            null);
+                    return;
+                }
                 zk.create(path, data, acl, mode, (rc, p, ctx, name, s) -> {
                     copy(s, stat);
                     ZkCall.complete(f, rc, userPath, name);
@@ -98,7 +108,7 @@ final class Calls {
     }
 
     static ZkCall<Stat> exists(String path, String userPath, Watcher watcher) {
-        return named(userPath, new ZkCall<>() {
+        return named(path, userPath, new ZkCall<>() {
             @Override
             public Stat sync(ZooKeeper zk) throws KeeperException, InterruptedException {
                 return zk.exists(path, watcher);
@@ -118,7 +128,7 @@ final class Calls {
     }
 
     static ZkCall<byte[]> getData(String path, String userPath, Watcher watcher, Stat stat) {
-        return named(userPath, new ZkCall<>() {
+        return named(path, userPath, new ZkCall<>() {
             @Override
             public byte[] sync(ZooKeeper zk) throws KeeperException, InterruptedException {
                 return zk.getData(path, watcher, stat);
@@ -135,7 +145,7 @@ final class Calls {
     }
 
     static ZkCall<Stat> setData(String path, String userPath, byte[] data, int version) {
-        return named(userPath, new ZkCall<>() {
+        return named(path, userPath, new ZkCall<>() {
             @Override
             public Stat sync(ZooKeeper zk) throws KeeperException, InterruptedException {
                 return zk.setData(path, data, version);
@@ -149,14 +159,19 @@ final class Calls {
     }
 
     static ZkCall<List<String>> getChildren(String path, String userPath, Watcher watcher, Stat stat) {
-        return named(userPath, new ZkCall<>() {
+        return named(path, userPath, new ZkCall<>() {
             @Override
             public List<String> sync(ZooKeeper zk) throws KeeperException, InterruptedException {
-                return zk.getChildren(path, watcher, stat);
+                return stat == null ? zk.getChildren(path, watcher) : zk.getChildren(path, watcher, stat);
             }
 
             @Override
             public void async(ZooKeeper zk, CompletableFuture<List<String>> f) {
+                if (stat == null) {
+                    zk.getChildren(path, watcher,
+                            (rc, p, ctx, children) -> ZkCall.complete(f, rc, userPath, children), null);
+                    return;
+                }
                 zk.getChildren(path, watcher, (rc, p, ctx, children, s) -> {
                     copy(s, stat);
                     ZkCall.complete(f, rc, userPath, children);
@@ -166,7 +181,7 @@ final class Calls {
     }
 
     static ZkCall<Void> delete(String path, String userPath, int version) {
-        return named(userPath, new ZkCall<>() {
+        return named(path, userPath, new ZkCall<>() {
             @Override
             public Void sync(ZooKeeper zk) throws KeeperException, InterruptedException {
                 zk.delete(path, version);
@@ -182,7 +197,7 @@ final class Calls {
 
     /** There is no blocking sync in the ZooKeeper API; both forms use the callback and wait. */
     static ZkCall<Void> sync(String path, String userPath) {
-        return named(userPath, new ZkCall<>() {
+        return named(path, userPath, new ZkCall<>() {
             @Override
             public Void sync(ZooKeeper zk) throws KeeperException, InterruptedException {
                 CompletableFuture<Void> f = new CompletableFuture<>();
@@ -199,7 +214,7 @@ final class Calls {
 
     static ZkCall<List<ACL>> getACL(String path, String userPath, Stat stat) {
         Stat target = stat != null ? stat : new Stat();
-        return named(userPath, new ZkCall<>() {
+        return named(path, userPath, new ZkCall<>() {
             @Override
             public List<ACL> sync(ZooKeeper zk) throws KeeperException, InterruptedException {
                 return zk.getACL(path, target);
@@ -217,7 +232,7 @@ final class Calls {
 
     static ZkCall<Stat> setACL(String path, String userPath, List<ACL> givenAcl, int version) {
         List<ACL> acl = forHandle(givenAcl);
-        return named(userPath, new ZkCall<>() {
+        return named(path, userPath, new ZkCall<>() {
             @Override
             public Stat sync(ZooKeeper zk) throws KeeperException, InterruptedException {
                 return zk.setACL(path, acl, version);
@@ -231,7 +246,7 @@ final class Calls {
     }
 
     static ZkCall<Void> addWatch(String path, String userPath, Watcher watcher, AddWatchMode mode) {
-        return named(userPath, new ZkCall<>() {
+        return named(path, userPath, new ZkCall<>() {
             @Override
             public Void sync(ZooKeeper zk) throws KeeperException, InterruptedException {
                 zk.addWatch(path, watcher, mode);
@@ -248,7 +263,7 @@ final class Calls {
     /** {@code watcher == null} removes all watches of the type. */
     static ZkCall<Void> removeWatches(String path, String userPath, Watcher watcher, Watcher.WatcherType type,
             boolean local) {
-        return named(userPath, new ZkCall<>() {
+        return named(path, userPath, new ZkCall<>() {
             @Override
             public Void sync(ZooKeeper zk) throws KeeperException, InterruptedException {
                 if (watcher == null) {

@@ -189,6 +189,9 @@ final class ClientCore {
 
     void reportError(String message, Throwable e) {
         LOG.debug("Unhandled error: {}", message, e);
+        if (isClosed()) {
+            return; // listeners and their executor are gone; the debug line above is all that is left to do
+        }
         if (errorListeners.size() == 0) {
             LOG.error("{}", message, e);
             return;

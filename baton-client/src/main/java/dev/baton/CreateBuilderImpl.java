@@ -112,13 +112,14 @@ final class CreateBuilderImpl extends OpBuilder<String> implements CreateBuilder
             full = BatonPaths.makePath(BatonPaths.parent(full), prefix + BatonPaths.nodeName(full));
         }
         List<ACL> nodeAcl = acl != null ? acl : client.core().config().aclProvider().getAclForPath(full);
-        if (stat == null) {
+        if (stat == null && forEvent) {
             stat = new Stat(); // the created node's stat, for the background event
         }
         Creates.Spec spec = new Creates.Spec(full, path, bytes, nodeAcl, mode, ttl, stat, prefix, parentMode,
                 orSetData, setDataVersion);
-        CompletableFuture<String> created = client.ensureNamespace(exec)
-                .thenCompose(v -> Creates.create(client, exec, spec));
+        CompletableFuture<String> created = client.namespace().rootPath() == null
+                ? Creates.create(client, exec, spec)
+                : client.ensureNamespace(exec).thenCompose(v -> Creates.create(client, exec, spec));
         if (prefix != null) {
             String protectedPrefix = prefix;
             created = created.whenComplete((p, error) -> {
@@ -130,7 +131,7 @@ final class CreateBuilderImpl extends OpBuilder<String> implements CreateBuilder
                 }
             });
         }
-        return created.thenApply(client::userPath);
+        return client.namespace().rootPath() == null ? created : created.thenApply(client::userPath);
     }
 
     @Override

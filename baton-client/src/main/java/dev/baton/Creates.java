@@ -38,6 +38,9 @@ final class Creates {
         };
         CompletableFuture<String> created = spec.mode().isSequential() && spec.protectedPrefix() == null
                 ? attempt.get() : exec.retrying(attempt);
+        if (created.isDone() && !created.isCompletedExceptionally()) {
+            return created;
+        }
         return created.handle((path, error) -> {
             if (error == null) {
                 return CompletableFuture.completedFuture(path);

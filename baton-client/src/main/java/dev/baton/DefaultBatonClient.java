@@ -29,6 +29,9 @@ final class DefaultBatonClient implements BatonClient {
         this.namespace = namespace;
         this.root = root;
         this.eventWatcher = event -> {
+            if (core.isClosed()) {
+                return; // the handle's closing event, or a late one: nobody is listening any more
+            }
             WatchedEvent userEvent = userEvent(event);
             BatonEvent batonEvent = new BatonEvent(BatonEventType.WATCHED, 0, userEvent.getPath(),
                     userEvent.getPath(), null, null, null, userEvent, null, null);

@@ -98,6 +98,9 @@ final class Exec {
         } catch (RuntimeException e) {
             first = failed(e);
         }
+        if (first.isDone() && !first.isCompletedExceptionally()) {
+            return first; // the common case of a blocking call: no retry machinery to build
+        }
         return first.handle((value, error) -> {
             if (error == null) {
                 return CompletableFuture.completedFuture(value);

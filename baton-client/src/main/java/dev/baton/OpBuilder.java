@@ -13,6 +13,8 @@ import org.apache.zookeeper.KeeperException;
  */
 abstract class OpBuilder<T> {
     final DefaultBatonClient client;
+    /** True while {@link #run} serves {@code inBackground}: the event reports a stat the caller did not ask for. */
+    boolean forEvent;
 
     OpBuilder(DefaultBatonClient client) {
         this.client = client;
@@ -80,6 +82,7 @@ abstract class OpBuilder<T> {
         }
 
         private void start(String path, byte[] data) {
+            forEvent = true;
             CompletableFuture<T> future = run(client.exec(false), path, data);
             client.deliver(future, eventType(), path, result -> successEvent(path, result), this.callback, executor);
         }

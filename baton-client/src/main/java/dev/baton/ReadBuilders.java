@@ -99,7 +99,7 @@ final class ReadBuilders {
         @Override
         CompletableFuture<byte[]> run(Exec exec, String path, byte[] ignored) {
             String full = client.fullPath(path, false);
-            if (stat == null) {
+            if (stat == null && forEvent) {
                 stat = new Stat(); // kept for the background event
             }
             CompletableFuture<byte[]> read = exec.retrying(Calls.getData(full, path, watcher, stat));
@@ -148,7 +148,7 @@ final class ReadBuilders {
 
         @Override
         CompletableFuture<List<String>> run(Exec exec, String path, byte[] data) {
-            if (stat == null) {
+            if (stat == null && forEvent) {
                 stat = new Stat(); // kept for the background event
             }
             return exec.retrying(Calls.getChildren(client.fullPath(path, false), path, watcher, stat));

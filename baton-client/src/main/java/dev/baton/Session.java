@@ -224,11 +224,11 @@ final class Session {
                     lock.wait();
                     continue;
                 }
-                long leftMs = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
-                if (leftMs <= 0) {
+                long leftNanos = deadline - System.nanoTime();
+                if (leftNanos <= 0) {
                     return false;
                 }
-                lock.wait(leftMs);
+                TimeUnit.NANOSECONDS.timedWait(lock, leftNanos);
             }
             return connected && !closed;
         }
