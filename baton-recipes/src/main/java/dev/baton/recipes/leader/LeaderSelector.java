@@ -1,0 +1,343 @@
+package dev.baton.recipes.leader;
+
+import dev.baton.BatonClient;
+import dev.baton.BatonPaths;
+import dev.baton.Failures;
+import dev.baton.recipes.locks.Hold;
+import dev.baton.recipes.locks.InterProcessMutex;
+import dev.baton.state.ConnectionState;
+import dev.baton.state.ConnectionStateListener;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.Objects;
+import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.zookeeper.KeeperException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Takes turns leading: each instance waits in a queue, leads while its listener's
+ * {@link LeaderSelectorListener#takeLeadership} runs, and gives up leadership when it returns. With
+ * {@link #autoRequeue()} it queues again, behind everyone already waiting, so leadership rotates fairly.
+ * Wire-compatible with Apache Curator's {@code LeaderSelector} on the same path (protected ephemeral-sequential
+ * {@code lock-} nodes holding the id).
+ *
+ * <pre>{@code
+ * LeaderSelector selector = new LeaderSelector(client, "/jobs/leader", new LeaderSelectorListenerAdapter() {
+ *     public void takeLeadership(BatonClient client) throws Exception {
+ *         runOneBatch();          // leadership lasts while this runs
+ *     }
+ * });
+ * selector.autoRequeue();
+ * selector.start();
+ * }</pre>
+ *
+ * <p>No thread waits for leadership: the queue is driven by ZooKeeper callbacks. {@code takeLeadership} runs on
+ * the executor given to the constructor, or else on a pool shared by all selectors whose threads exist only
+ * while some selector leads.
+ *
+ * <p>Thread-safe.
+ */
+public final class LeaderSelector implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(LeaderSelector.class);
+
+    /** Runs takeLeadership for selectors given no executor; a thread lives only while a selector leads. */
+    private static final ExecutorService SHARED_EXECUTOR = sharedExecutor();
+
+    private enum State { LATENT, STARTED, CLOSED }
+
+    private final BatonClient client;
+    private final String leaderPath;
+    private final Executor executor;
+    private final LeaderSelectorListener listener;
+    private final ConnectionStateListener connectionListener = this::connectionStateChanged;
+
+    // Guarded by this.
+    private State state = State.LATENT;
+    private String id = "";
+    private boolean autoRequeue;
+    private boolean queued;
+    private CompletableFuture<Hold> attempt;
+    private Hold hold;
+    private Thread leaderThread;
+    private boolean interruptRequested;
+
+    /**
+     * A selector whose {@code takeLeadership} runs on the shared pool.
+     *
+     * @param client the client
+     * @param leaderPath the election's path
+     * @param listener the work to do while leading
+     * @throws NullPointerException if an argument is null
+     * @throws IllegalArgumentException if the path is invalid
+     */
+    public LeaderSelector(BatonClient client, String leaderPath, LeaderSelectorListener listener) {
+        this(client, leaderPath, SHARED_EXECUTOR, listener);
+    }
+
+    /**
+     * @param client the client
+     * @param leaderPath the election's path
+     * @param executor runs {@code takeLeadership}; not shut down by {@link #close()}
+     * @param listener the work to do while leading
+     * @throws NullPointerException if an argument is null
+     * @throws IllegalArgumentException if the path is invalid
+     */
+    public LeaderSelector(BatonClient client, String leaderPath, ExecutorService executor,
+            LeaderSelectorListener listener) {
+        this.client = Objects.requireNonNull(client, "client");
+        this.leaderPath = BatonPaths.validate(Objects.requireNonNull(leaderPath, "leaderPath"));
+        this.executor = Objects.requireNonNull(executor, "executor");
+        this.listener = Objects.requireNonNull(listener, "listener");
+    }
+
+    private static ExecutorService sharedExecutor() {
+        AtomicInteger count = new AtomicInteger();
+        ThreadPoolExecutor pool = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 10, TimeUnit.SECONDS,
+                new SynchronousQueue<>(), runnable -> {
+                    Thread t = new Thread(runnable, "baton-leader-" + count.incrementAndGet());
+                    t.setDaemon(true);
+                    return t;
+                });
+        return pool;
+    }
+
+    /**
+     * Sets the id shown to other participants; used for the next time this selector queues.
+     *
+     * @param id the id
+     * @throws NullPointerException if {@code id} is null
+     */
+    public synchronized void setId(String id) {
+        this.id = Objects.requireNonNull(id, "id");
+    }
+
+    /** @return this participant's id ({@code ""} unless set) */
+    public synchronized String getId() {
+        return id;
+    }
+
+    /** Makes the selector queue again each time its leadership ends, until closed. */
+    public synchronized void autoRequeue() {
+        autoRequeue = true;
+    }
+
+    /**
+     * Joins the queue and returns at once.
+     *
+     * @throws IllegalStateException if already started or closed
+     */
+    public void start() {
+        synchronized (this) {
+            if (state != State.LATENT) {
+                throw new IllegalStateException("LeaderSelector cannot be started: it is " + state);
+            }
+            state = State.STARTED;
+        }
+        client.getConnectionStateListenable().addListener(connectionListener);
+        requeue();
+    }
+
+    /**
+     * Queues for leadership unless already queued or leading.
+     *
+     * @return true if this call queued the selector, false if it was already queued or leading
+     * @throws IllegalStateException if the selector is not started, or closed
+     */
+    public boolean requeue() {
+        CompletableFuture<Hold> started;
+        synchronized (this) {
+            if (state != State.STARTED) {
+                throw new IllegalStateException("LeaderSelector is " + state);
+            }
+            if (queued) {
+                return false;
+            }
+            queued = true;
+            InterProcessMutex mutex = new InterProcessMutex(client, leaderPath, id.getBytes(StandardCharsets.UTF_8));
+            attempt = mutex.acquireAsync();
+            started = attempt;
+        }
+        started.whenComplete(this::acquired);
+        return true;
+    }
+
+    private void acquired(Hold acquired, Throwable error) {
+        synchronized (this) {
+            attempt = null;
+            if (error != null || acquired == null) {
+                queued = false;
+                if (error != null && state == State.STARTED) {
+                    LOG.error("LeaderSelector {} could not queue for leadership", leaderPath, Failures.unwrap(error));
+                }
+                return;
+            }
+            if (state != State.STARTED) {
+                queued = false;
+                acquired.release();
+                return;
+            }
+            hold = acquired;
+            interruptRequested = false;
+        }
+        try {
+            executor.execute(this::lead);
+        } catch (RejectedExecutionException e) {
+            LOG.error("LeaderSelector {}: the executor refused takeLeadership", leaderPath, e);
+            endLeadership();
+        }
+    }
+
+    private void lead() {
+        synchronized (this) {
+            leaderThread = Thread.currentThread();
+            if (interruptRequested || state != State.STARTED) {
+                leaderThread.interrupt();
+            }
+        }
+        try {
+            listener.takeLeadership(client);
+        } catch (InterruptedException e) {
+            LOG.debug("LeaderSelector {} leadership interrupted", leaderPath);
+        } catch (Throwable t) {
+            if (!(t instanceof CancelLeadershipException)) {
+                LOG.error("LeaderSelector {}: takeLeadership threw", leaderPath, t);
+            }
+        } finally {
+            synchronized (this) {
+                leaderThread = null;
+            }
+            Thread.interrupted(); // leave the pool's thread as we found it
+            endLeadership();
+        }
+    }
+
+    /** Releases the lock and, with auto-requeue, queues again behind everyone already waiting. */
+    private void endLeadership() {
+        Hold ended;
+        boolean again;
+        synchronized (this) {
+            ended = hold;
+            hold = null;
+            queued = false;
+            again = autoRequeue && state == State.STARTED;
+        }
+        if (ended != null) {
+            ended.release();
+        }
+        if (again) {
+            try {
+                requeue();
+            } catch (IllegalStateException e) {
+                // closed meanwhile
+            }
+        }
+    }
+
+    private void connectionStateChanged(BatonClient c, ConnectionState newState) {
+        try {
+            listener.stateChanged(c, newState);
+        } catch (CancelLeadershipException e) {
+            interruptLeadership();
+        }
+    }
+
+    /**
+     * Interrupts the thread running {@code takeLeadership}, ending the current leadership (and, with
+     * auto-requeue, queueing again). Does nothing when not leading.
+     */
+    public synchronized void interruptLeadership() {
+        if (leaderThread != null) {
+            leaderThread.interrupt();
+        } else if (hold != null) {
+            interruptRequested = true; // takeLeadership has not started yet
+        }
+    }
+
+    /** @return true while this selector's {@code takeLeadership} runs */
+    public synchronized boolean hasLeadership() {
+        return hold != null && state == State.STARTED;
+    }
+
+    /** @return the election's path */
+    public String getPath() {
+        return leaderPath;
+    }
+
+    /**
+     * @return the fencing token of the current leadership (the czxid of this selector's node, strictly
+     *         increasing across successive leaders), empty when not leading
+     */
+    public synchronized OptionalLong fencingToken() {
+        return hold != null && hold.isHeld() ? OptionalLong.of(hold.fencingToken()) : OptionalLong.empty();
+    }
+
+    /**
+     * @return how long this process may still act as leader without hearing from the server;
+     *         {@link Duration#ZERO} when not leading
+     */
+    public Duration safeFor() {
+        Hold current;
+        synchronized (this) {
+            current = hold;
+        }
+        return current == null ? Duration.ZERO : current.safeFor();
+    }
+
+    /**
+     * @return the current leader; {@code Participant("", false)} when nobody takes part
+     * @throws KeeperException if the queue cannot be read
+     * @throws InterruptedException if interrupted while waiting
+     */
+    public Participant getLeader() throws KeeperException, InterruptedException {
+        return Participants.leader(client, leaderPath, "lock-");
+    }
+
+    /**
+     * @return everyone taking part, in queue order; the first is the leader
+     * @throws KeeperException if the queue cannot be read
+     * @throws InterruptedException if interrupted while waiting
+     */
+    public Collection<Participant> getParticipants() throws KeeperException, InterruptedException {
+        return Participants.all(client, leaderPath, "lock-");
+    }
+
+    /**
+     * Leaves the election: stops queueing, interrupts {@code takeLeadership} if it runs (the lock is released
+     * when it returns), and removes the connection listener. Closing twice does nothing.
+     */
+    @Override
+    public void close() {
+        CompletableFuture<Hold> pending;
+        synchronized (this) {
+            if (state == State.CLOSED) {
+                return;
+            }
+            boolean started = state == State.STARTED;
+            state = State.CLOSED;
+            if (!started) {
+                return;
+            }
+            pending = attempt;
+            attempt = null;
+            if (leaderThread != null) {
+                leaderThread.interrupt();
+            } else if (hold != null) {
+                interruptRequested = true;
+            }
+        }
+        client.getConnectionStateListenable().removeListener(connectionListener);
+        if (pending != null) {
+            pending.complete(null); // gives the attempt up; if it won meanwhile, acquired() releases it
+        }
+    }
+}
