@@ -1,0 +1,83 @@
+package dev.baton.testing;
+
+import dev.baton.testing.History.Event;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.ToIntFunction;
+
+/** See {@link Checkers#barrier(ToIntFunction)}. */
+final class BarrierChecker implements HistoryChecker {
+
+    private final ToIntFunction<String> memberQty;
+
+    BarrierChecker(ToIntFunction<String> memberQty) {
+        this.memberQty = memberQty;
+    }
+
+    @Override
+    public String name() {
+        return "barrier";
+    }
+
+    /** Calls of one phase (enter or leave) of one barrier: per round, the first call of each member. */
+    private static final class Phase {
+        final Map<String, Integer> calls = new HashMap<>();
+        final Map<String, Integer> returns = new HashMap<>();
+        final List<Map<String, Event>> rounds = new ArrayList<>();
+
+        Map<String, Event> round(int r) {
+            while (rounds.size() <= r) {
+                rounds.add(new LinkedHashMap<>());
+            }
+            return rounds.get(r);
+        }
+    }
+
+    @Override
+    public List<Violation> check(List<Event> events) {
+        Map<String, Phase> enter = new HashMap<>();
+        Map<String, Phase> leave = new HashMap<>();
+        List<Violation> out = new ArrayList<>();
+        for (Event e : events) {
+            switch (e.kind()) {
+                case ENTER_CALLED -> called(enter.computeIfAbsent(e.name(), n -> new Phase()), e);
+                case LEAVE_CALLED -> called(leave.computeIfAbsent(e.name(), n -> new Phase()), e);
+                case ENTER_RETURNED ->
+                        returned(enter.computeIfAbsent(e.name(), n -> new Phase()), e, "enter", events, out);
+                case LEAVE_RETURNED ->
+                        returned(leave.computeIfAbsent(e.name(), n -> new Phase()), e, "leave", events, out);
+                default -> {
+                }
+            }
+        }
+        return out;
+    }
+
+    private static void called(Phase phase, Event e) {
+        int round = phase.calls.merge(e.client(), 1, Integer::sum) - 1;
+        phase.round(round).put(e.client(), e);
+    }
+
+    private void returned(Phase phase, Event e, String what, List<Event> events, List<Violation> out) {
+        int round = phase.returns.merge(e.client(), 1, Integer::sum) - 1;
+        int qty = memberQty.applyAsInt(e.name());
+        Map<String, Event> callers = phase.round(round);
+        if (callers.size() >= qty) {
+            return;
+        }
+        long from = callers.values().stream().mapToLong(Event::seq).min().orElse(e.seq());
+        Set<Long> marked = new HashSet<>();
+        callers.values().forEach(c -> marked.add(c.seq()));
+        marked.add(e.seq());
+        out.add(Excerpts.violation(name(),
+                "barrier '" + e.name() + "' round " + (round + 1) + ": " + e.client() + "'s " + what
+                        + " returned at #" + e.seq() + " when only " + callers.size() + " of " + qty
+                        + " members had called " + what + " " + callers.keySet(),
+                events, from, e.seq(), marked));
+    }
+}

@@ -1,0 +1,203 @@
+package dev.baton.testing;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.function.ToIntFunction;
+
+/**
+ * The safety and liveness checkers for a {@link History}, and a façade that runs a chosen set of them and fails a
+ * test with the violations and their history excerpts.
+ *
+ * <pre>{@code
+ * Checkers.assertValid(history,
+ *         Checkers.mutualExclusion(),
+ *         Checkers.fencingTokensIncrease(),
+ *         Checkers.noStaleTokenAccepted(),
+ *         Checkers.liveness(Duration.ofSeconds(15)));
+ * }</pre>
+ *
+ * <h2>Holds: who counts as a holder</h2>
+ * Locks ({@code ACQUIRED}/{@code RELEASED}/{@code LOST}) and leaderships ({@code BECAME_LEADER}/{@code
+ * LOST_LEADERSHIP}) are separate name spaces; a <em>key</em> is one lock or leadership name. For each client and
+ * key, a <em>hold</em> starts at {@code ACQUIRED}/{@code BECAME_LEADER} and ends at the client's next {@code
+ * RELEASED}/{@code LOST} (locks) or {@code LOST_LEADERSHIP} (leaderships) of that key. Per client, it is
+ * <em>connected</em> from the start of the history (a client that never reports its connection is assumed
+ * connected) and from each {@code CONNECTED}, until its next {@code DISCONNECTED}; it is <em>paused</em> from
+ * {@code PAUSED} to {@code RESUMED}. A client <em>effectively holds</em> a key while it has an open hold, is
+ * connected, is not paused, and the hold is not in its <em>resume grace</em>: a hold open at a {@code RESUMED} does
+ * not count for the grace period that follows (default {@link #DEFAULT_RESUME_GRACE}), or until the client's next
+ * {@code CONNECTED}, whichever comes first. After the grace it counts again if nothing ended it.
+ *
+ * <p>Why: a client that is partitioned or paused still believes it holds; that belief is unavoidable (the
+ * client cannot know) and harmless as long as it cannot act on it, which is what fencing tokens are for. What
+ * ZooKeeper recipes must guarantee is that a client that <em>is</em> in touch with the server (connected, and
+ * thus told {@code SUSPENDED}/{@code LOST} in time) never believes it holds what another such client holds. So a
+ * holder that reports {@code DISCONNECTED} (on {@code SUSPENDED}) stops counting at once; if it reports {@code
+ * CONNECTED} (on {@code RECONNECTED}) while still believing, it counts again, and if meanwhile another client
+ * took the lock, that is a double holder — it should have reported {@code LOST} first. A process resumed from
+ * SIGSTOP runs for a moment before its ZooKeeper client notices how much time passed; the resume grace covers
+ * that moment, and only that.
+ *
+ * <p>Thread-safety: all checkers are stateless and may be shared; the static methods may be called from any
+ * thread.
+ */
+public final class Checkers {
+
+    /** The default resume grace of {@link #mutualExclusion()} and {@link #liveness}: 2 seconds. */
+    public static final Duration DEFAULT_RESUME_GRACE = Duration.ofSeconds(2);
+
+    /** At most this many violations of one checker are reported; the rest are counted. */
+    private static final int MAX_REPORTED = 10;
+
+    private Checkers() {
+    }
+
+    /**
+     * Mutual exclusion with the {@link #DEFAULT_RESUME_GRACE}: at no point do two clients effectively hold the
+     * same key (see the class documentation). One violation is reported per episode (from the point where a
+     * second effective holder appears until fewer than two remain); its window runs from the start of the
+     * earliest conflicting hold to the event that made the conflict.
+     */
+    public static HistoryChecker mutualExclusion() {
+        return mutualExclusion(DEFAULT_RESUME_GRACE);
+    }
+
+    /**
+     * Mutual exclusion as {@link #mutualExclusion()}, with the given resume grace ({@link Duration#ZERO}: a
+     * resumed holder counts at once).
+     *
+     * @throws IllegalArgumentException if {@code resumeGrace} is negative
+     */
+    public static HistoryChecker mutualExclusion(Duration resumeGrace) {
+        return new MutualExclusionChecker(nonNegative(resumeGrace, "resumeGrace"));
+    }
+
+    /**
+     * Fencing tokens strictly increase across successive holders of the same key: each {@code ACQUIRED} (or
+     * {@code BECAME_LEADER}) carries a token greater than every token acquired before it for that key. One
+     * exception: the same client acquiring again with the same token as the previous acquisition of the key,
+     * with no other acquisition in between, is the same hold resumed (e.g. a leader that kept its node across
+     * a reconnect) and is not a violation. Events without a token are skipped. The window runs from the
+     * acquisition with the highest earlier token to the offending one.
+     */
+    public static HistoryChecker fencingTokensIncrease() {
+        return new FencingTokenChecker();
+    }
+
+    /**
+     * A guarded resource never accepts a stale token: each {@code TOKEN_USED} of a resource (its {@code name})
+     * carries a token at least as high as every token that resource accepted before. Rejections ({@code
+     * TOKEN_REJECTED}) are fine. The window runs from the acceptance of the higher token to the stale one.
+     */
+    public static HistoryChecker noStaleTokenAccepted() {
+        return new StaleTokenChecker();
+    }
+
+    /**
+     * Double barrier with {@code memberQty} members on every barrier name: see {@link #barrier(ToIntFunction)}.
+     *
+     * @throws IllegalArgumentException if {@code memberQty <= 0}
+     */
+    public static HistoryChecker barrier(int memberQty) {
+        if (memberQty <= 0) {
+            throw new IllegalArgumentException("memberQty must be positive: " + memberQty);
+        }
+        return new BarrierChecker(name -> memberQty);
+    }
+
+    /**
+     * Double barrier: no member's {@code ENTER_RETURNED} before {@code memberQty} members have made their {@code
+     * ENTER_CALLED} of the same round, and no {@code LEAVE_RETURNED} before {@code memberQty} members have made
+     * their {@code LEAVE_CALLED} of that round. Rounds: a member's n-th {@code ENTER_CALLED} on a barrier name
+     * belongs to round n, and its n-th {@code ENTER_RETURNED} answers it (likewise for leave); so record
+     * {@code ENTER_RETURNED}/{@code LEAVE_RETURNED} only when the call passed (not on a timeout), or better, use a
+     * fresh barrier name per round as the recipes do. The window runs from the round's first call to the early
+     * return.
+     *
+     * @param memberQty the member count of each barrier name
+     */
+    public static HistoryChecker barrier(ToIntFunction<String> memberQty) {
+        return new BarrierChecker(Objects.requireNonNull(memberQty, "memberQty"));
+    }
+
+    /**
+     * Liveness: after faults heal, a holder exists again within {@code bound}. Faults are tracked by id ({@code
+     * FAULT_INJECTED}/{@code FAULT_HEALED} names); each {@code FAULT_HEALED} that leaves no fault active starts a
+     * check, unless another fault is injected within {@code bound} (then the system was not given the bound). The
+     * check passes for a key if some client effectively holds it (see the class documentation, with the {@link
+     * #DEFAULT_RESUME_GRACE}) at some point from the heal to {@code heal + bound}. A check that is still open when
+     * the history ends fails, so a test must run for {@code bound} after its last heal (or until a holder shows).
+     *
+     * @param bound how long after the heal a holder must exist, e.g. the session timeout plus a few seconds
+     * @param names the lock/leadership names to check; none: every key acquired at least once before the heal
+     * @throws IllegalArgumentException if {@code bound} is not positive
+     */
+    public static HistoryChecker liveness(Duration bound, String... names) {
+        long nanos = nonNegative(bound, "bound");
+        if (nanos == 0) {
+            throw new IllegalArgumentException("bound must be positive: " + bound);
+        }
+        return new LivenessChecker(nanos, DEFAULT_RESUME_GRACE.toNanos(), Set.of(names));
+    }
+
+    /**
+     * Runs {@code checkers} over a snapshot of {@code history}.
+     *
+     * @return all violations, checker by checker (at most 10 per checker, then a summary violation counting the
+     *     rest); empty if every property holds
+     */
+    public static List<Violation> check(History history, HistoryChecker... checkers) {
+        return check(history.events(), checkers);
+    }
+
+    /**
+     * Runs {@code checkers} over {@code events} (a history snapshot); see {@link #check(History, HistoryChecker...)}.
+     */
+    public static List<Violation> check(List<History.Event> events, HistoryChecker... checkers) {
+        Objects.requireNonNull(events, "events");
+        List<Violation> all = new ArrayList<>();
+        for (HistoryChecker c : checkers) {
+            List<Violation> found = c.check(events);
+            all.addAll(found.subList(0, Math.min(found.size(), MAX_REPORTED)));
+            if (found.size() > MAX_REPORTED) {
+                all.add(new Violation(c.name(), "... and " + (found.size() - MAX_REPORTED) + " more violation(s)",
+                        List.of(), ""));
+            }
+        }
+        return all;
+    }
+
+    /**
+     * Runs {@code checkers} over a snapshot of {@code history} and fails if any property is violated.
+     *
+     * @throws AssertionError listing every violation with its history excerpt
+     */
+    public static void assertValid(History history, HistoryChecker... checkers) {
+        List<Violation> violations = check(history, checkers);
+        if (!violations.isEmpty()) {
+            throw new AssertionError(describe(violations, history.size()));
+        }
+    }
+
+    /** Formats violations as the message of {@link #assertValid}. */
+    public static String describe(List<Violation> violations, int historySize) {
+        StringBuilder b = new StringBuilder();
+        b.append(violations.size()).append(" violation(s) in a history of ").append(historySize)
+                .append(" events:\n");
+        for (Violation v : violations) {
+            b.append('\n').append(v);
+        }
+        return b.toString();
+    }
+
+    private static long nonNegative(Duration d, String what) {
+        Objects.requireNonNull(d, what);
+        if (d.isNegative()) {
+            throw new IllegalArgumentException(what + " must not be negative: " + d);
+        }
+        return d.toNanos();
+    }
+}

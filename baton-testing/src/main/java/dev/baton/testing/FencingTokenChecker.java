@@ -1,0 +1,49 @@
+package dev.baton.testing;
+
+import dev.baton.testing.History.Event;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/** See {@link Checkers#fencingTokensIncrease()}. */
+final class FencingTokenChecker implements HistoryChecker {
+
+    @Override
+    public String name() {
+        return "fencing-tokens-increase";
+    }
+
+    @Override
+    public List<Violation> check(List<Event> events) {
+        Map<HoldTracker.Key, Event> highest = new HashMap<>();
+        Map<HoldTracker.Key, Event> lastAcquire = new HashMap<>();
+        List<Violation> out = new ArrayList<>();
+        for (Event e : events) {
+            if (e.kind() != History.Kind.ACQUIRED && e.kind() != History.Kind.BECAME_LEADER) {
+                continue;
+            }
+            HoldTracker.Key key = HoldTracker.keyOf(e);
+            Event previous = lastAcquire.put(key, e);
+            if (!e.hasToken()) {
+                continue;
+            }
+            Event max = highest.get(key);
+            if (max == null || e.token() > max.token()) {
+                highest.put(key, e);
+                continue;
+            }
+            boolean resumedHold = e.token() == max.token() && previous == max && e.client().equals(max.client());
+            if (resumedHold) {
+                continue; // the same holder regaining the same node, nobody in between
+            }
+            out.add(Excerpts.violation(name(),
+                    key + ": holder " + e.client() + " got token " + e.token() + " at #" + e.seq()
+                            + ", not greater than token " + max.token() + " of earlier holder " + max.client()
+                            + " at #" + max.seq(),
+                    events, max.seq(), e.seq(), Set.of(max.seq(), e.seq())));
+        }
+        return out;
+    }
+}

@@ -1,0 +1,89 @@
+package dev.baton.testing;
+
+import java.util.Objects;
+
+/**
+ * An in-memory resource guarded by fencing tokens, the storage side of the fencing recipe: it accepts an
+ * operation only with a token at least as high as the highest token it has seen, so a lock holder that lost its
+ * lock without knowing (paused, partitioned) cannot overwrite the work of a later holder. Each attempt is
+ * recorded in a {@link History} as {@link History.Kind#TOKEN_USED} (accepted) or {@link
+ * History.Kind#TOKEN_REJECTED}, under the resource's lock, so the history's order of acceptances is the
+ * resource's own order and {@link Checkers#noStaleTokenAccepted()} can check it.
+ *
+ * <p>Thread-safety: all methods may be called from any thread; attempts are serialized.
+ */
+public final class GuardedResource {
+
+    private final String name;
+    private final History history;
+    private long highest = Long.MIN_VALUE;
+    private long accepted;
+    private long rejected;
+
+    /**
+     * Creates a resource that has seen no token yet.
+     *
+     * @param name the resource name recorded in the history's events
+     * @param history where attempts are recorded
+     */
+    public GuardedResource(String name, History history) {
+        this.name = Objects.requireNonNull(name, "name");
+        this.history = Objects.requireNonNull(history, "history");
+    }
+
+    /** Returns the resource name. */
+    public String name() {
+        return name;
+    }
+
+    /**
+     * Attempts an operation by {@code client} with fencing token {@code token}: accepted if {@code token} is at
+     * least the highest token seen, which it then becomes.
+     *
+     * @return true if accepted (recorded as {@code TOKEN_USED}), false if rejected ({@code TOKEN_REJECTED})
+     */
+    public boolean use(String client, long token) {
+        return use(client, token, () -> { });
+    }
+
+    /**
+     * Attempts {@code operation} by {@code client} with fencing token {@code token}; runs it, under the
+     * resource's lock, only if accepted.
+     *
+     * @return true if accepted and run, false if rejected
+     * @throws RuntimeException whatever {@code operation} throws (the token still counts as seen)
+     */
+    public boolean use(String client, long token, Runnable operation) {
+        Objects.requireNonNull(operation, "operation");
+        if (token == History.NO_TOKEN) {
+            throw new IllegalArgumentException("token " + token + " is reserved for 'no token'");
+        }
+        synchronized (this) {
+            if (token < highest) {
+                rejected++;
+                history.record(client, History.Kind.TOKEN_REJECTED, name, token, "highest seen " + highest);
+                return false;
+            }
+            highest = token;
+            accepted++;
+            history.record(client, History.Kind.TOKEN_USED, name, token, "");
+            operation.run();
+            return true;
+        }
+    }
+
+    /** Returns the highest token accepted so far, or {@link Long#MIN_VALUE} if none. */
+    public synchronized long highestToken() {
+        return highest;
+    }
+
+    /** Returns how many operations were accepted. */
+    public synchronized long acceptedCount() {
+        return accepted;
+    }
+
+    /** Returns how many operations were rejected. */
+    public synchronized long rejectedCount() {
+        return rejected;
+    }
+}

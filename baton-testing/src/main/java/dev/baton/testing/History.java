@@ -1,0 +1,442 @@
+package dev.baton.testing;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URLDecoder;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
+
+/**
+ * A thread-safe, append-only record of what many clients did and saw during a test: locks acquired, released
+ * and lost, leadership gained and lost, barrier calls, fencing tokens accepted or rejected by a guarded
+ * resource, connection-state changes, process pauses and injected faults. {@link Checkers} then verifies the
+ * safety and liveness properties on it.
+ *
+ * <h2>Time</h2>
+ * Every event is stamped when it is appended, with {@link System#nanoTime()} relative to the creation of the
+ * history, and gets a sequence number. Stamping and appending happen under one lock, so sequence order and
+ * time order agree and all threads of the JVM share the clock. The order of the history is the order in which
+ * the {@link #record record} calls happened; callers must therefore record a belief change on the safe side of
+ * the action it describes: {@link Kind#ACQUIRED} <em>after</em> the server granted the lock, {@link
+ * Kind#RELEASED} <em>before</em> the release request is sent, {@link Kind#LOST}/{@link Kind#DISCONNECTED} as soon
+ * as the client learns it.
+ *
+ * <h2>Events from other processes</h2>
+ * A driver JVM (a client in its own process, for pauses) keeps its own {@code History}, prints each event with
+ * {@link Event#toLine()} on its standard output (see {@link #addListener}), and the test feeds each output line
+ * to {@link #recordLine(String)}. The test's history <em>re-stamps</em> such events on receipt: the driver's own
+ * sequence number and time are discarded, because the two JVMs share no clock. An event from a driver is thus
+ * placed a little later than it happened (the pipe delay); while a driver is paused with SIGSTOP, nothing it
+ * prints can arrive, which is why the test records {@link Kind#PAUSED}/{@link Kind#RESUMED} for it itself.
+ *
+ * <p>Thread-safety: all methods may be called from any thread.
+ */
+public final class History {
+
+    /** The value of {@link Event#token()} for events that carry no fencing token. */
+    public static final long NO_TOKEN = Long.MIN_VALUE;
+
+    /** The prefix of every line written by {@link Event#toLine()}; other lines are not events. */
+    public static final String LINE_PREFIX = "@@baton-event ";
+
+    /** What happened. Each kind documents which fields of {@link Event} it uses. */
+    public enum Kind {
+        /** Client acquired lock {@code name} with fencing {@code token}: it now believes it holds it. */
+        ACQUIRED,
+        /** Client stopped believing it holds lock {@code name} and is about to release it. */
+        RELEASED,
+        /** Client learned that lock {@code name} may be or is lost, and stopped believing it holds it. */
+        LOST,
+        /** Client became leader of {@code name} with fencing {@code token}. */
+        BECAME_LEADER,
+        /** Client stopped believing it leads {@code name} (gave up, or lost it). */
+        LOST_LEADERSHIP,
+        /** Client called {@code enter} on barrier {@code name}. */
+        ENTER_CALLED,
+        /** Client's {@code enter} on barrier {@code name} returned successfully (it passed the barrier). */
+        ENTER_RETURNED,
+        /** Client called {@code leave} on barrier {@code name}. */
+        LEAVE_CALLED,
+        /** Client's {@code leave} on barrier {@code name} returned successfully. */
+        LEAVE_RETURNED,
+        /** Guarded resource {@code name} accepted an operation by the client with fencing {@code token}. */
+        TOKEN_USED,
+        /** Guarded resource {@code name} rejected an operation by the client with stale fencing {@code token}. */
+        TOKEN_REJECTED,
+        /** The client's process was paused (SIGSTOP): what it believes does not count until it resumes. */
+        PAUSED,
+        /** The client's process was resumed (SIGCONT). */
+        RESUMED,
+        /** A fault was injected; {@code name} identifies it (to match its heal), {@code detail} describes it. */
+        FAULT_INJECTED,
+        /** The fault identified by {@code name} was healed. */
+        FAULT_HEALED,
+        /** The client is connected to a server (first connection or reconnection). */
+        CONNECTED,
+        /** The client lost its connection (e.g. {@code SUSPENDED} or {@code LOST}); it is not connected. */
+        DISCONNECTED,
+        /** Free-form remark, ignored by the checkers; {@code detail} says what. */
+        NOTE
+    }
+
+    /**
+     * One immutable entry of a history.
+     *
+     * @param seq position in the history, from 0
+     * @param nanos time since the history was created, in nanoseconds ({@link System#nanoTime()} based)
+     * @param client who the event is about ({@code ""} for faults and notes not tied to a client)
+     * @param kind what happened
+     * @param name the lock, leadership, barrier, resource or fault id the event is about ({@code ""} if none)
+     * @param token the fencing token, or {@link History#NO_TOKEN}
+     * @param detail free text ({@code ""} if none)
+     */
+    public record Event(long seq, long nanos, String client, Kind kind, String name, long token, String detail) {
+
+        /** Validates the fields; {@code null} texts become {@code ""}. */
+        public Event {
+            Objects.requireNonNull(kind, "kind");
+            client = client == null ? "" : client;
+            name = name == null ? "" : name;
+            detail = detail == null ? "" : detail;
+            if (seq < 0) {
+                throw new IllegalArgumentException("seq must not be negative: " + seq);
+            }
+        }
+
+        /** Returns {@link #nanos()} as a {@link Duration} since the start of the history. */
+        public Duration time() {
+            return Duration.ofNanos(nanos);
+        }
+
+        /** Returns true if this event carries a fencing token. */
+        public boolean hasToken() {
+            return token != NO_TOKEN;
+        }
+
+        /**
+         * Encodes this event as one line (no line terminator) that {@link History#parseLine(String)} reads back
+         * exactly: {@value History#LINE_PREFIX} followed by {@code key=value} pairs, values URL-encoded (UTF-8).
+         */
+        public String toLine() {
+            return LINE_PREFIX + "seq=" + seq + " t=" + nanos + " kind=" + kind + " client=" + enc(client)
+                    + " name=" + enc(name) + " token=" + (hasToken() ? Long.toString(token) : "-")
+                    + " detail=" + enc(detail);
+        }
+
+        /** Returns a human-readable one-line form: time, client, kind, name, token, detail. */
+        @Override
+        public String toString() {
+            StringBuilder b = new StringBuilder();
+            b.append(String.format("#%-5d %10.3f ms  %-10s %-15s", seq, nanos / 1e6, client.isEmpty() ? "-" : client,
+                    kind));
+            if (!name.isEmpty()) {
+                b.append(' ').append(name);
+            }
+            if (hasToken()) {
+                b.append(" token=").append(token);
+            }
+            if (!detail.isEmpty()) {
+                b.append("  (").append(detail).append(')');
+            }
+            return b.toString();
+        }
+    }
+
+    /**
+     * Records the events of one client into a history; a convenience over {@link History#record}.
+     * Thread-safety: as the history.
+     */
+    public final class Recorder {
+
+        private final String client;
+
+        private Recorder(String client) {
+            this.client = client;
+        }
+
+        /** Returns the client id this recorder writes. */
+        public String client() {
+            return client;
+        }
+
+        /** Records {@link Kind#ACQUIRED} of lock {@code lock} with {@code token}; returns the event. */
+        public Event acquired(String lock, long token) {
+            return record(client, Kind.ACQUIRED, lock, token, "");
+        }
+
+        /** Records {@link Kind#RELEASED} of lock {@code lock} (call before sending the release). */
+        public Event released(String lock, long token) {
+            return record(client, Kind.RELEASED, lock, token, "");
+        }
+
+        /** Records {@link Kind#LOST} of lock {@code lock}, with the reason. */
+        public Event lost(String lock, long token, String reason) {
+            return record(client, Kind.LOST, lock, token, reason);
+        }
+
+        /** Records {@link Kind#BECAME_LEADER} of {@code leadership} with {@code token}. */
+        public Event becameLeader(String leadership, long token) {
+            return record(client, Kind.BECAME_LEADER, leadership, token, "");
+        }
+
+        /** Records {@link Kind#LOST_LEADERSHIP} of {@code leadership}, with the reason. */
+        public Event lostLeadership(String leadership, long token, String reason) {
+            return record(client, Kind.LOST_LEADERSHIP, leadership, token, reason);
+        }
+
+        /** Records {@link Kind#ENTER_CALLED} on barrier {@code barrier}. */
+        public Event enterCalled(String barrier) {
+            return record(client, Kind.ENTER_CALLED, barrier, NO_TOKEN, "");
+        }
+
+        /** Records {@link Kind#ENTER_RETURNED} on barrier {@code barrier}. */
+        public Event enterReturned(String barrier) {
+            return record(client, Kind.ENTER_RETURNED, barrier, NO_TOKEN, "");
+        }
+
+        /** Records {@link Kind#LEAVE_CALLED} on barrier {@code barrier}. */
+        public Event leaveCalled(String barrier) {
+            return record(client, Kind.LEAVE_CALLED, barrier, NO_TOKEN, "");
+        }
+
+        /** Records {@link Kind#LEAVE_RETURNED} on barrier {@code barrier}. */
+        public Event leaveReturned(String barrier) {
+            return record(client, Kind.LEAVE_RETURNED, barrier, NO_TOKEN, "");
+        }
+
+        /** Records {@link Kind#CONNECTED}, with e.g. the connection state that caused it. */
+        public Event connected(String detail) {
+            return record(client, Kind.CONNECTED, "", NO_TOKEN, detail);
+        }
+
+        /** Records {@link Kind#DISCONNECTED}, with e.g. the connection state that caused it. */
+        public Event disconnected(String detail) {
+            return record(client, Kind.DISCONNECTED, "", NO_TOKEN, detail);
+        }
+
+        /** Records {@link Kind#PAUSED} of this client's process. */
+        public Event paused() {
+            return record(client, Kind.PAUSED, "", NO_TOKEN, "");
+        }
+
+        /** Records {@link Kind#RESUMED} of this client's process. */
+        public Event resumed() {
+            return record(client, Kind.RESUMED, "", NO_TOKEN, "");
+        }
+
+        /** Records a {@link Kind#NOTE} about this client. */
+        public Event note(String text) {
+            return record(client, Kind.NOTE, "", NO_TOKEN, text);
+        }
+    }
+
+    private final long origin;
+    private final Object lock = new Object();
+    private final List<Event> events = new ArrayList<>();
+    private final List<Consumer<Event>> listeners = new CopyOnWriteArrayList<>();
+
+    /** Creates an empty history whose clock starts now. */
+    public History() {
+        this.origin = System.nanoTime();
+    }
+
+    /** Returns a recorder that writes events for {@code client}. */
+    public Recorder recorder(String client) {
+        return new Recorder(Objects.requireNonNull(client, "client"));
+    }
+
+    /**
+     * Appends an event stamped now.
+     *
+     * @param client who the event is about ({@code ""} or null if nobody)
+     * @param kind what happened
+     * @param name what it is about ({@code ""} or null if nothing)
+     * @param token the fencing token or {@link #NO_TOKEN}
+     * @param detail free text ({@code ""} or null if none)
+     * @return the appended event
+     */
+    public Event record(String client, Kind kind, String name, long token, String detail) {
+        Objects.requireNonNull(kind, "kind");
+        Event e;
+        synchronized (lock) {
+            e = new Event(events.size(), System.nanoTime() - origin, client, kind, name, token, detail);
+            events.add(e);
+            // Under the lock, so that listeners (e.g. a driver printing lines) see the history's order.
+            for (Consumer<Event> l : listeners) {
+                try {
+                    l.accept(e);
+                } catch (RuntimeException ex) {
+                    // A broken listener must not lose events for the others.
+                }
+            }
+        }
+        return e;
+    }
+
+    /** Records {@link Kind#FAULT_INJECTED} for fault {@code faultId}, described by {@code description}. */
+    public Event faultInjected(String faultId, String description) {
+        return record("", Kind.FAULT_INJECTED, faultId, NO_TOKEN, description);
+    }
+
+    /** Records {@link Kind#FAULT_HEALED} for fault {@code faultId}, described by {@code description}. */
+    public Event faultHealed(String faultId, String description) {
+        return record("", Kind.FAULT_HEALED, faultId, NO_TOKEN, description);
+    }
+
+    /** Records a {@link Kind#NOTE} not tied to a client. */
+    public Event note(String text) {
+        return record("", Kind.NOTE, "", NO_TOKEN, text);
+    }
+
+    /**
+     * Appends the event encoded in {@code line} (as written by {@link Event#toLine()} in another process),
+     * re-stamped with this history's sequence and clock at the moment of the call. Lines that are not events
+     * (other output of the driver) are ignored.
+     *
+     * @return the appended event, or empty if {@code line} is not an event line
+     * @throws IllegalArgumentException if the line starts with {@link #LINE_PREFIX} but is malformed
+     */
+    public Optional<Event> recordLine(String line) {
+        return parseLine(line).map(e -> record(e.client(), e.kind(), e.name(), e.token(), e.detail()));
+    }
+
+    /**
+     * Decodes a line written by {@link Event#toLine()}, as it was written (with the writer's sequence number and
+     * time). Leading text before {@link #LINE_PREFIX} is skipped, so prefixed log lines work too.
+     *
+     * @return the event, or empty if the line holds no {@link #LINE_PREFIX}
+     * @throws IllegalArgumentException if the line is malformed after the prefix
+     */
+    public static Optional<Event> parseLine(String line) {
+        Objects.requireNonNull(line, "line");
+        int at = line.indexOf(LINE_PREFIX);
+        if (at < 0) {
+            return Optional.empty();
+        }
+        Map<String, String> fields = new HashMap<>();
+        for (String part : line.substring(at + LINE_PREFIX.length()).strip().split(" +")) {
+            int eq = part.indexOf('=');
+            if (eq <= 0) {
+                throw new IllegalArgumentException("malformed event line (field '" + part + "'): " + line);
+            }
+            fields.put(part.substring(0, eq), part.substring(eq + 1));
+        }
+        try {
+            String token = require(fields, "token", line);
+            return Optional.of(new Event(
+                    Long.parseLong(require(fields, "seq", line)),
+                    Long.parseLong(require(fields, "t", line)),
+                    dec(require(fields, "client", line)),
+                    Kind.valueOf(require(fields, "kind", line)),
+                    dec(require(fields, "name", line)),
+                    token.equals("-") ? NO_TOKEN : Long.parseLong(token),
+                    dec(require(fields, "detail", line))));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("malformed event line (" + e.getMessage() + "): " + line, e);
+        }
+    }
+
+    /**
+     * Adds a listener called with each event as it is appended, in history order, on the appending thread and
+     * under the history's lock (keep it quick; it must not record into this history). A driver process uses
+     * {@code history.addListener(e -> System.out.println(e.toLine()))}. A listener that throws is ignored.
+     */
+    public void addListener(Consumer<Event> listener) {
+        listeners.add(Objects.requireNonNull(listener, "listener"));
+    }
+
+    /** Removes a listener added with {@link #addListener}. */
+    public void removeListener(Consumer<Event> listener) {
+        listeners.remove(listener);
+    }
+
+    /** Returns an immutable snapshot of the events recorded so far, in order. */
+    public List<Event> events() {
+        synchronized (lock) {
+            return List.copyOf(events);
+        }
+    }
+
+    /** Returns the number of events recorded so far. */
+    public int size() {
+        synchronized (lock) {
+            return events.size();
+        }
+    }
+
+    /** Returns the time elapsed since this history was created, on its clock. */
+    public Duration elapsed() {
+        return Duration.ofNanos(System.nanoTime() - origin);
+    }
+
+    /** Writes all events so far, one per line, to {@code out}. */
+    public void dump(Appendable out) {
+        try {
+            out.append(format(events(), Set.of()));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * Writes all events so far to {@code file}, one {@link Event#toLine()} per line (readable again with
+     * {@link #parseLine}), creating or replacing it.
+     */
+    public void dump(Path file) {
+        StringBuilder b = new StringBuilder();
+        for (Event e : events()) {
+            b.append(e.toLine()).append('\n');
+        }
+        try {
+            Files.writeString(file, b);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write history to " + file, e);
+        }
+    }
+
+    /** Returns all events so far, one human-readable line each. */
+    @Override
+    public String toString() {
+        return format(events(), Set.of());
+    }
+
+    /**
+     * Formats events one per line; events whose sequence number is in {@code marked} get a {@code >>} marker.
+     */
+    public static String format(Collection<Event> events, Set<Long> marked) {
+        StringBuilder b = new StringBuilder();
+        for (Event e : events) {
+            b.append(marked.contains(e.seq()) ? ">> " : "   ").append(e).append('\n');
+        }
+        return b.toString();
+    }
+
+    private static String require(Map<String, String> fields, String key, String line) {
+        String v = fields.get(key);
+        if (v == null) {
+            throw new IllegalArgumentException("missing field '" + key + "'");
+        }
+        return v;
+    }
+
+    private static String enc(String s) {
+        return s.isEmpty() ? "" : URLEncoder.encode(s, StandardCharsets.UTF_8);
+    }
+
+    private static String dec(String s) {
+        return URLDecoder.decode(s, StandardCharsets.UTF_8);
+    }
+}

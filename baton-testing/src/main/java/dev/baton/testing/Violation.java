@@ -1,0 +1,30 @@
+package dev.baton.testing;
+
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * A property of a {@link History} that does not hold, as found by a {@link HistoryChecker}.
+ *
+ * @param checker the name of the checker that found it (e.g. {@code "mutual-exclusion"})
+ * @param message what is wrong, naming the clients, the lock/resource and the tokens involved
+ * @param window the minimal window of the history that shows it: the events from the start of the conflicting
+ *     state (e.g. the first of the conflicting holds) to the event at which the property broke
+ * @param excerpt {@code window} formatted for humans, the events that matter marked with {@code >>}
+ */
+public record Violation(String checker, String message, List<History.Event> window, String excerpt) {
+
+    /** Validates and copies the fields. */
+    public Violation {
+        Objects.requireNonNull(checker, "checker");
+        Objects.requireNonNull(message, "message");
+        window = List.copyOf(window);
+        Objects.requireNonNull(excerpt, "excerpt");
+    }
+
+    /** Returns the checker, message and excerpt, for an assertion message or a log. */
+    @Override
+    public String toString() {
+        return "[" + checker + "] " + message + "\n" + excerpt;
+    }
+}
