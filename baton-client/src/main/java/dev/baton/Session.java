@@ -37,7 +37,12 @@ final class Session {
     private volatile boolean everConnected;
     private volatile boolean closed;
     private long disconnectEpoch;
-    private volatile long disconnectedAtMs;
+    /**
+     * The last contact of the session as known when the connection dropped: the handle's last-heard time then,
+     * but no later than the read-timeout bound, because the handle resets its last-heard time whenever it
+     * tries to reconnect and may already have done so.
+     */
+    private volatile long heardAtDisconnectMs;
 
     Session(ClientCore core) {
         this.core = core;
@@ -74,13 +79,26 @@ final class Session {
         }
         long timeoutMs = current.getSessionTimeout();
         long nowMs = System.nanoTime() / 1_000_000;
-        long heardMs = LastContact.lastHeardMillis(current);
-        if (heardMs <= 0) {
-            // Unknown: while connected the handle has heard within its read timeout (2/3 of the session timeout).
-            heardMs = connected ? nowMs - timeoutMs * 2 / 3 : disconnectedAtMs - timeoutMs * 2 / 3;
+        long heardMs;
+        if (connected && current.getState().isConnected()) {
+            heardMs = LastContact.lastHeardMillis(current);
+            if (heardMs <= 0) {
+                heardMs = nowMs - readTimeoutMs(timeoutMs); // unknown: a live handle heard within its read timeout
+            }
+        } else if (!connected) {
+            heardMs = heardAtDisconnectMs;
+        } else {
+            // The handle has dropped the connection but its event has not reached us yet. Its last-heard time is
+            // reset by each reconnection attempt, so it can't be trusted any more.
+            heardMs = Math.min(LastContact.lastHeardMillis(current), nowMs - readTimeoutMs(timeoutMs));
         }
         long marginMs = Math.max(100, timeoutMs / 10);
         return Duration.ofMillis(Math.max(0, heardMs + timeoutMs - marginMs - nowMs));
+    }
+
+    /** ZooKeeper's client declares a connection dead after hearing nothing for 2/3 of the session timeout. */
+    private static long readTimeoutMs(long sessionTimeoutMs) {
+        return sessionTimeoutMs * 2 / 3;
     }
 
     ConnectionState lastState() {
@@ -136,7 +154,10 @@ final class Session {
                 }
                 case Disconnected -> {
                     connected = false;
-                    disconnectedAtMs = System.nanoTime() / 1_000_000;
+                    long nowMs = System.nanoTime() / 1_000_000;
+                    long bound = nowMs - readTimeoutMs(zk.getSessionTimeout());
+                    long heard = LastContact.lastHeardMillis(zk);
+                    heardAtDisconnectMs = heard > 0 ? Math.min(heard, bound) : bound;
                     post(ConnectionState.SUSPENDED);
                     scheduleSimulatedExpiry();
                 }

@@ -37,4 +37,29 @@ class SafeForTest {
             zk.ensureRunning();
         }
     }
+
+    /**
+     * Without simulated expiration the client stays SUSPENDED while the server is down, and the handle keeps
+     * trying to reconnect, resetting its own last-heard time at each try: safeFor must still run out.
+     */
+    @Test
+    void safeForRunsOutWhileSuspendedEvenAsReconnectionAttemptsGoOn() throws Exception {
+        try (BatonClient client = Baton.builder().connectString(zk.connectString())
+                .sessionTimeout(Duration.ofSeconds(3)).simulatedSessionExpirationPercent(0)
+                .retryPolicy(new RetryOneTime(10)).build()) {
+            client.start();
+            assertThat(client.blockUntilConnected(10, TimeUnit.SECONDS)).isTrue();
+            zk.server().stop();
+            await().atMost(Duration.ofSeconds(20)).until(() -> client.safeFor().isZero());
+            // Reconnection attempts keep failing for a while; safeFor must not come back while suspended.
+            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
+            while (System.nanoTime() < until) {
+                assertThat(client.isConnected()).isFalse();
+                assertThat(client.safeFor()).isZero();
+                Thread.onSpinWait();
+            }
+        } finally {
+            zk.ensureRunning();
+        }
+    }
 }
