@@ -9,7 +9,8 @@ final class Demos {
 
     /** Every demo, in the order {@code --list} shows them. Recipe demos are added here, one entry each. */
     static final List<Demo> ALL = List.of(
-            new ClientDemo());
+            new ClientDemo(),
+            new CacheDemo());
 
     /** The demo run by a bare {@code baton demo}. */
     static final String DEFAULT = "client";

@@ -1,0 +1,578 @@
+package dev.baton.recipes.cache;
+
+import dev.baton.BatonClient;
+import dev.baton.BatonPaths;
+import dev.baton.Failures;
+import dev.baton.listen.Listenable;
+import dev.baton.listen.ListenerContainer;
+import dev.baton.listen.SerialExecutor;
+import dev.baton.state.ConnectionState;
+import dev.baton.state.ConnectionStateListener;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.NavigableMap;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.stream.Stream;
+import org.apache.zookeeper.AddWatchMode;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.WatchedEvent;
+import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.data.Stat;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A local copy of one node or a whole subtree, kept current by a single persistent watch, with listeners for
+ * every creation, change and deletion. The root node itself is cached (and counted by {@link #size()}).
+ *
+ * <pre>{@code
+ * try (BatonCache cache = BatonCache.build(client, "/app/config")) {
+ *     cache.listenable().addListener(BatonCacheListener.builder()
+ *             .forChanges((oldNode, node) -> reload(node.path(), node.data()))
+ *             .build());
+ *     cache.start();
+ *     Optional<ChildData> db = cache.get("/app/config/db");
+ * }
+ * }</pre>
+ *
+ * <h2>How it stays current</h2>
+ * One {@link AddWatchMode#PERSISTENT_RECURSIVE} watch on the path ({@link AddWatchMode#PERSISTENT} with
+ * {@link Option#SINGLE_NODE_CACHE}) reports every create, data change and delete below it; created and changed
+ * nodes are read back. After a {@code RECONNECTED} (same session or a new one after {@code LOST}) the watch is
+ * registered again and the whole subtree is read again and compared with the cache, by each node's
+ * {@code czxid} (which node incarnation it is) and {@code mzxid} (which version of its data): so a node deleted
+ * and created again while the client was cut off is reported as {@link BatonCacheListener.Type#NODE_DELETED}
+ * then {@link BatonCacheListener.Type#NODE_CREATED}, a node changed meanwhile as one
+ * {@link BatonCacheListener.Type#NODE_CHANGED}, and a node seen before is never reported again. Changes the
+ * client could not observe (several updates of one node, or a node created and deleted again, while it was
+ * disconnected or between a watch event and the read that follows it) are coalesced: the listeners see every
+ * difference between successive states the cache observed, and after quiescence the cache equals the server.
+ *
+ * <p>Reads are pipelined: the initial load and every resync keep up to {@value #MAX_IN_FLIGHT} reads in flight,
+ * and a node whose stat says it has no children is not listed.
+ *
+ * <h2>Stats</h2>
+ * A node's {@link ChildData#stat()} is the one read with its data. A recursive watch does not report child
+ * additions and removals to the parent, so the child-related fields of a cached stat ({@code cversion},
+ * {@code numChildren}, {@code pzxid}) may be older than the server's; {@code czxid}, {@code mzxid},
+ * {@code version} and the data are current.
+ *
+ * <h2>Limits</h2>
+ * No limit of its own on the number of nodes or of children. ZooKeeper's limit applies: one
+ * {@code getChildren} answer must fit in the client's {@code jute.maxbuffer} (about 1 MB by default), which holds
+ * about 100,000 children with 6-character names (4 bytes of length per name plus the name in UTF-8). Raise
+ * {@code jute.maxbuffer} in the client's {@code ZKClientConfig} for more or longer names.
+ *
+ * <h2>Threads</h2>
+ * No thread of its own. Listeners added without an executor are called one at a time, in the order of the
+ * changes, on the thread that applied the change (usually ZooKeeper's event thread; the client's event thread
+ * for connection events): they must not block. A listener added with an executor is called on that executor;
+ * calls keep their order only if the executor runs tasks in order. All methods are thread-safe; {@link #get},
+ * {@link #stream()} and {@link #size()} never block.
+ */
+public final class BatonCache implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(BatonCache.class);
+    /** How many reads the initial load and a resync keep in flight at most. */
+    static final int MAX_IN_FLIGHT = 1_000;
+
+    /** How a cache is built. */
+    public enum Option {
+        /** Cache only the node at the path, not its descendants (a non-recursive persistent watch). */
+        SINGLE_NODE_CACHE,
+        /** Keep only stats: {@link ChildData#data()} is null. Nodes are read with {@code exists}. */
+        DATA_LESS,
+        /** Keep the cached nodes after {@link #close()} (by default they are cleared). */
+        DO_NOT_CLEAR_ON_CLOSE
+    }
+
+    private enum State { LATENT, STARTED, CLOSED }
+
+    private final BatonClient client;
+    private final String root;
+    private final boolean singleNode;
+    private final boolean dataLess;
+    private final boolean clearOnClose;
+    /** Sorted by path, so a node's descendants are one contiguous range right after it. */
+    private final ConcurrentSkipListMap<String, ChildData> nodes = new ConcurrentSkipListMap<>();
+    private final ListenerContainer<BatonCacheListener> listeners = new ListenerContainer<>(Runnable::run,
+            (message, e) -> LOG.error("BatonCache listener failed: {}", message, e));
+    private final SerialExecutor delivery = new SerialExecutor(Runnable::run);
+    private final Watcher watcher = this::watched;
+    private final ConnectionStateListener connectionListener = this::connectionStateChanged;
+
+    // Guarded by this.
+    private State state = State.LATENT;
+    /** Bumped for every (re)registration of the watch; reads and resyncs of older generations count less. */
+    private long generation;
+    private Resync resync;
+    private boolean initialized;
+    /** Listener calls decided under the lock, run outside it, in order, by {@link #delivery}. */
+    private final ArrayDeque<Runnable> pending = new ArrayDeque<>();
+
+    private BatonCache(BatonClient client, String root, Set<Option> options) {
+        this.client = client;
+        this.root = root;
+        this.singleNode = options.contains(Option.SINGLE_NODE_CACHE);
+        this.dataLess = options.contains(Option.DATA_LESS);
+        this.clearOnClose = !options.contains(Option.DO_NOT_CLEAR_ON_CLOSE);
+    }
+
+    /**
+     * Builds a cache; nothing happens on the server until {@link #start()}.
+     *
+     * @param client the client
+     * @param path the root of the cached subtree (or the node, with {@link Option#SINGLE_NODE_CACHE}); it need
+     *        not exist
+     * @param options how to cache
+     * @return the cache
+     * @throws NullPointerException if an argument or an option is null
+     * @throws IllegalArgumentException if the path is invalid
+     */
+    public static BatonCache build(BatonClient client, String path, Option... options) {
+        Objects.requireNonNull(client, "client");
+        BatonPaths.validate(Objects.requireNonNull(path, "path"));
+        Objects.requireNonNull(options, "options");
+        Set<Option> set = EnumSet.noneOf(Option.class);
+        for (Option option : options) {
+            set.add(Objects.requireNonNull(option, "option"));
+        }
+        return new BatonCache(client, path, set);
+    }
+
+    /**
+     * Registers the watch and starts the initial load in the background; returns at once. Listeners hear a
+     * {@link BatonCacheListener.Type#NODE_CREATED} for each node found, then
+     * {@link BatonCacheListener#initialized()}.
+     *
+     * @throws IllegalStateException if already started or closed
+     */
+    public void start() {
+        long gen;
+        synchronized (this) {
+            if (state != State.LATENT) {
+                throw new IllegalStateException("BatonCache cannot be started: it is " + state);
+            }
+            state = State.STARTED;
+            gen = ++generation;
+        }
+        client.getConnectionStateListenable().addListener(connectionListener);
+        registerAndResync(gen);
+    }
+
+    /**
+     * The cached node at a path.
+     *
+     * @param path a full path
+     * @return the node, or empty if it is not cached
+     * @throws NullPointerException if {@code path} is null
+     */
+    public Optional<ChildData> get(String path) {
+        return Optional.ofNullable(nodes.get(Objects.requireNonNull(path, "path")));
+    }
+
+    /**
+     * A weakly consistent view of the cached nodes, sorted by path (a parent before its descendants).
+     *
+     * @return the nodes
+     */
+    public Stream<ChildData> stream() {
+        return nodes.values().stream();
+    }
+
+    /** @return how many nodes are cached, the root included */
+    public int size() {
+        return nodes.size();
+    }
+
+    /**
+     * The listeners. Add them before {@link #start()} to hear the initial load.
+     *
+     * @return where to add and remove listeners
+     */
+    public Listenable<BatonCacheListener> listenable() {
+        return listeners;
+    }
+
+    /**
+     * Stops: removes the watch (on the server, and in the client even if the server cannot be reached), the
+     * connection listener and the listeners, and clears the cache unless
+     * {@link Option#DO_NOT_CLEAR_ON_CLOSE}. Reads still in flight are ignored. Closing twice does nothing.
+     */
+    @Override
+    public void close() {
+        synchronized (this) {
+            if (state == State.CLOSED) {
+                return;
+            }
+            boolean started = state == State.STARTED;
+            state = State.CLOSED;
+            generation++;
+            resync = null;
+            pending.clear();
+            if (!started) {
+                return;
+            }
+        }
+        client.getConnectionStateListenable().removeListener(connectionListener);
+        listeners.clear();
+        WatchRemoval.remove(client, watcher, root, watchMode(), "BatonCache");
+        if (clearOnClose) {
+            nodes.clear();
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // Watch and connection events
+
+    private void registerAndResync(long gen) {
+        AddWatchMode mode = watchMode();
+        CompletableFuture<Void> added;
+        try {
+            added = client.watchers().add().withMode(mode).usingWatcher(watcher).forPathAsync(root);
+        } catch (IllegalStateException e) {
+            return; // client closed
+        }
+        added.whenComplete((ok, error) -> {
+            if (error != null) {
+                report("registering the watch", error);
+                return;
+            }
+            WatchRemoval.registered(client, watcher, root, mode);
+            Resync r;
+            synchronized (this) {
+                if (state == State.CLOSED) {
+                    WatchRemoval.remove(client, watcher, root, mode, "BatonCache", true); // closed meanwhile
+                    return;
+                }
+                if (gen != generation) {
+                    return;
+                }
+                r = new Resync(gen);
+                resync = r;
+                r.queue.add(root);
+            }
+            pump(r);
+        });
+    }
+
+    private void watched(WatchedEvent event) {
+        String path = event.getPath();
+        if (path == null) {
+            return; // connection news: the connection listener handles it
+        }
+        switch (event.getType()) {
+            case NodeCreated, NodeDataChanged -> {
+                if (singleNode ? path.equals(root) : isUnderRoot(path)) {
+                    long gen;
+                    synchronized (this) {
+                        if (state != State.STARTED) {
+                            return;
+                        }
+                        gen = generation;
+                    }
+                    read(path, gen, null);
+                }
+            }
+            case NodeDeleted -> {
+                synchronized (this) {
+                    if (state != State.STARTED) {
+                        return;
+                    }
+                    removeSubtree(path, Long.MAX_VALUE);
+                }
+                flush();
+            }
+            default -> {
+            }
+        }
+    }
+
+    private void connectionStateChanged(BatonClient c, ConnectionState newState) {
+        long gen;
+        synchronized (this) {
+            if (state != State.STARTED) {
+                return;
+            }
+            if (newState == ConnectionState.SUSPENDED || newState == ConnectionState.LOST
+                    || newState == ConnectionState.RECONNECTED) {
+                pending.add(() -> listeners.forEach(l -> {
+                    if (l instanceof Adapters.ConnectionAware aware) {
+                        aware.connectionStateChanged(newState);
+                    }
+                }));
+            }
+            if (newState != ConnectionState.RECONNECTED) {
+                gen = 0;
+            } else {
+                gen = ++generation;
+                resync = null;
+            }
+        }
+        flush();
+        if (gen != 0) {
+            // A new session has no watch; the same session kept it but missed the changes while disconnected.
+            // Either way: register (idempotent) and read everything again.
+            registerAndResync(gen);
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // Reads
+
+    /** The initial load or a resync after reconnecting: every node is read once, a bounded number at a time. */
+    private static final class Resync {
+        final long generation;
+        final ArrayDeque<String> queue = new ArrayDeque<>();
+        /** Paths found present by reads of this generation. */
+        final Set<String> seen = new HashSet<>();
+        int inFlight;
+        boolean failed;
+
+        Resync(long generation) {
+            this.generation = generation;
+        }
+    }
+
+    /** Starts as many queued reads of a resync as the window allows; completes the resync when all are done. */
+    private void pump(Resync r) {
+        List<String> toRead = new ArrayList<>();
+        boolean done;
+        synchronized (this) {
+            if (resync != r || state != State.STARTED) {
+                return;
+            }
+            while (r.inFlight < MAX_IN_FLIGHT && !r.queue.isEmpty()) {
+                toRead.add(r.queue.poll());
+                r.inFlight++;
+            }
+            done = r.inFlight == 0 && r.queue.isEmpty();
+            if (done) {
+                resync = null;
+                if (!r.failed) {
+                    removeUnseen(r);
+                    if (!initialized) {
+                        initialized = true;
+                        pending.add(() -> listeners.forEach(BatonCacheListener::initialized));
+                    }
+                }
+            }
+        }
+        if (done) {
+            flush();
+            return;
+        }
+        for (String path : toRead) {
+            read(path, r.generation, r);
+        }
+    }
+
+    /**
+     * Reads a node and applies what was found. For a resync, then lists its children (if it has any) and
+     * queues them.
+     */
+    private void read(String path, long gen, Resync r) {
+        CompletableFuture<Read> future;
+        try {
+            if (dataLess) {
+                future = client.checkExists().forPathAsync(path).thenApply(s -> s == null ? null : new Read(s, null));
+            } else {
+                Stat stat = new Stat();
+                future = client.getData().storingStatIn(stat).forPathAsync(path)
+                        .thenApply(data -> new Read(stat, data));
+            }
+        } catch (IllegalStateException e) {
+            return; // client closed
+        }
+        future.whenComplete((found, error) -> {
+            boolean missing = error == null && found == null
+                    || error != null && Failures.code(error) == KeeperException.Code.NONODE;
+            boolean listChildren = false;
+            synchronized (this) {
+                if (state != State.STARTED) {
+                    return;
+                }
+                Resync current = resync != null && resync.generation == gen ? resync : null;
+                if (missing) {
+                    removeSubtree(path, Long.MAX_VALUE);
+                } else if (error == null) {
+                    observed(path, found.stat(), found.data(), current);
+                    listChildren = r != null && current == r && !singleNode && found.stat().getNumChildren() > 0;
+                } else if (r != null && current == r) {
+                    r.failed = true;
+                }
+            }
+            flush();
+            if (error != null && !missing) {
+                report("reading " + path, error);
+            }
+            if (r != null) {
+                if (listChildren) {
+                    listChildren(path, r);
+                } else {
+                    finished(r);
+                }
+            }
+        });
+    }
+
+    /** What a read found. */
+    private record Read(Stat stat, byte[] data) {
+    }
+
+    private void listChildren(String path, Resync r) {
+        CompletableFuture<List<String>> future;
+        try {
+            future = client.getChildren().forPathAsync(path);
+        } catch (IllegalStateException e) {
+            return;
+        }
+        future.whenComplete((children, error) -> {
+            synchronized (this) {
+                if (resync != r) {
+                    return;
+                }
+                if (error == null) {
+                    for (String child : children) {
+                        r.queue.add(BatonPaths.makePath(path, child));
+                    }
+                } else if (Failures.code(error) != KeeperException.Code.NONODE) {
+                    r.failed = true; // a deleted node's children are deleted too: NONODE is fine
+                }
+            }
+            if (error != null && Failures.code(error) != KeeperException.Code.NONODE) {
+                report("listing the children of " + path, error);
+            }
+            finished(r);
+        });
+    }
+
+    private void finished(Resync r) {
+        synchronized (this) {
+            if (resync != r) {
+                return;
+            }
+            r.inFlight--;
+        }
+        pump(r);
+    }
+
+    private void report(String what, Throwable error) {
+        Throwable cause = Failures.unwrap(error);
+        if (Failures.isConnectionProblem(cause) || cause instanceof IllegalStateException) {
+            // The next RECONNECTED resynchronizes; a closed client needs nothing.
+            LOG.debug("BatonCache {}: {} failed: {}", root, what, cause.toString());
+        } else {
+            LOG.error("BatonCache {}: {} failed", root, what, cause);
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // Applying observations (all with the lock held; listener calls are queued in `pending`)
+
+    /** A node was read: compare it with the cache by incarnation (czxid) and data version (mzxid). */
+    private void observed(String path, Stat stat, byte[] data, Resync r) {
+        if (r != null) {
+            r.seen.add(path);
+        }
+        ChildData old = nodes.get(path);
+        ChildData now = new ChildData(path, stat, dataLess ? null : data);
+        if (old == null) {
+            nodes.put(path, now);
+            emit(BatonCacheListener.Type.NODE_CREATED, null, now);
+            return;
+        }
+        long oldCzxid = old.stat().getCzxid();
+        if (stat.getCzxid() == oldCzxid) {
+            if (stat.getMzxid() > old.stat().getMzxid()) {
+                nodes.put(path, now);
+                emit(BatonCacheListener.Type.NODE_CHANGED, old, now);
+            } else if (stat.getMzxid() == old.stat().getMzxid() && stat.getPzxid() > old.stat().getPzxid()) {
+                nodes.put(path, now); // only child-related fields moved: fresher stat, nothing to report
+            }
+        } else if (stat.getCzxid() > oldCzxid) {
+            // Deleted and created again unseen: the old incarnation and everything below it are gone.
+            removeSubtree(path, stat.getCzxid());
+            nodes.put(path, now);
+            emit(BatonCacheListener.Type.NODE_CREATED, null, now);
+        }
+        // An older incarnation than the cached one: a stale read, ignored.
+    }
+
+    /**
+     * Removes a node and its cached descendants created before {@code czxidBelow}, deepest first, reporting each.
+     */
+    private void removeSubtree(String path, long czxidBelow) {
+        String prefix = path.equals("/") ? "/" : path + "/";
+        NavigableMap<String, ChildData> below = nodes.subMap(prefix, false, prefix + "\uffff", false);
+        if (!below.isEmpty()) {
+            for (Map.Entry<String, ChildData> e : below.descendingMap().entrySet()) {
+                if (e.getValue().stat().getCzxid() < czxidBelow && nodes.remove(e.getKey(), e.getValue())) {
+                    emit(BatonCacheListener.Type.NODE_DELETED, e.getValue(), null);
+                }
+            }
+        }
+        ChildData old = nodes.get(path);
+        if (old != null && old.stat().getCzxid() < czxidBelow && nodes.remove(path, old)) {
+            emit(BatonCacheListener.Type.NODE_DELETED, old, null);
+        }
+    }
+
+    /** End of a complete resync: cached nodes no read of it found are gone from the server. */
+    private void removeUnseen(Resync r) {
+        List<String> gone = new ArrayList<>();
+        for (String path : nodes.descendingKeySet()) {
+            if (!r.seen.contains(path)) {
+                gone.add(path);
+            }
+        }
+        for (String path : gone) {
+            ChildData old = nodes.remove(path);
+            if (old != null) {
+                emit(BatonCacheListener.Type.NODE_DELETED, old, null);
+            }
+        }
+    }
+
+    private void emit(BatonCacheListener.Type type, ChildData oldData, ChildData data) {
+        pending.add(() -> listeners.forEach(l -> l.event(type, oldData, data)));
+    }
+
+    /** Runs the queued listener calls, in order, outside the lock. */
+    private void flush() {
+        delivery.execute(this::drain);
+    }
+
+    private void drain() {
+        while (true) {
+            Runnable next;
+            synchronized (this) {
+                next = pending.poll();
+            }
+            if (next == null) {
+                return;
+            }
+            next.run();
+        }
+    }
+
+    private AddWatchMode watchMode() {
+        return singleNode ? AddWatchMode.PERSISTENT : AddWatchMode.PERSISTENT_RECURSIVE;
+    }
+
+    private boolean isUnderRoot(String path) {
+        return path.equals(root) || path.startsWith(root.equals("/") ? "/" : root + "/");
+    }
+
+    @Override
+    public String toString() {
+        return "BatonCache[" + root + ", " + nodes.size() + " nodes]";
+    }
+}

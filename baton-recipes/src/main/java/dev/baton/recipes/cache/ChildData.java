@@ -1,0 +1,49 @@
+package dev.baton.recipes.cache;
+
+import dev.baton.BatonPaths;
+import java.util.Arrays;
+import java.util.Objects;
+import org.apache.zookeeper.data.Stat;
+
+/**
+ * One cached node: its path, its {@link Stat} and its data.
+ *
+ * <p>Immutable by convention: the cache hands out the array it holds without copying (a copy per read would
+ * double the cost of large caches), so callers must not modify {@link #data()} or {@link #stat()}. Two instances
+ * are equal when path, stat and data contents are equal.
+ *
+ * @param path the node's full path (without the client's namespace)
+ * @param stat the node's stat as last read; see {@link BatonCache} for which fields are kept current
+ * @param data the node's data, or null in a {@link BatonCache.Option#DATA_LESS} cache
+ */
+public record ChildData(String path, Stat stat, byte[] data) {
+
+    /**
+     * Checks the components.
+     *
+     * @throws NullPointerException if {@code path} or {@code stat} is null
+     * @throws IllegalArgumentException if {@code path} is not a valid ZooKeeper path
+     */
+    public ChildData {
+        BatonPaths.validate(Objects.requireNonNull(path, "path"));
+        Objects.requireNonNull(stat, "stat");
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof ChildData other && path.equals(other.path) && stat.equals(other.stat)
+                && Arrays.equals(data, other.data);
+    }
+
+    @Override
+    public int hashCode() {
+        return 31 * (31 * path.hashCode() + stat.hashCode()) + Arrays.hashCode(data);
+    }
+
+    @Override
+    public String toString() {
+        return "ChildData[path=" + path + ", czxid=" + stat.getCzxid() + ", mzxid=" + stat.getMzxid()
+                + ", version=" + stat.getVersion() + ", data=" + (data == null ? "null" : data.length + " bytes")
+                + "]";
+    }
+}

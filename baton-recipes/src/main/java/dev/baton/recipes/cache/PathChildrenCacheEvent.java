@@ -1,0 +1,42 @@
+package dev.baton.recipes.cache;
+
+import java.util.Objects;
+
+/**
+ * An event in the shape of Curator's classic {@code PathChildrenCache}, delivered to a
+ * {@link PathChildrenCacheListener} adapted with {@link BatonCacheListener.Builder#forPathChildrenCache}.
+ *
+ * @param type what happened
+ * @param data the child concerned: the new data for {@link Type#CHILD_ADDED} and {@link Type#CHILD_UPDATED}, the
+ *        removed child's last data for {@link Type#CHILD_REMOVED}; null for the connection events and
+ *        {@link Type#INITIALIZED}
+ */
+public record PathChildrenCacheEvent(Type type, ChildData data) {
+
+    /** What a {@link PathChildrenCacheEvent} reports. */
+    public enum Type {
+        /** A direct child of the path was created (or found by the initial load or a resync). */
+        CHILD_ADDED,
+        /** A direct child's data changed. */
+        CHILD_UPDATED,
+        /** A direct child was deleted. */
+        CHILD_REMOVED,
+        /** The client's connection was suspended; the cache may miss changes until it reconnects. */
+        CONNECTION_SUSPENDED,
+        /** The client reconnected; the cache resynchronizes and reports what changed meanwhile. */
+        CONNECTION_RECONNECTED,
+        /** The session was lost; the cache rebuilds on the next session and reports the differences. */
+        CONNECTION_LOST,
+        /** The initial load is done: every child present at start has been reported. */
+        INITIALIZED
+    }
+
+    /**
+     * Checks the components.
+     *
+     * @throws NullPointerException if {@code type} is null
+     */
+    public PathChildrenCacheEvent {
+        Objects.requireNonNull(type, "type");
+    }
+}

@@ -1,0 +1,7 @@
+/**
+ * Local views of ZooKeeper data kept current by persistent watches: {@link dev.baton.recipes.cache.BatonCache}
+ * (one node or a whole subtree, with listener adapters for the classic node, path-children and tree shapes) and
+ * {@link dev.baton.recipes.cache.PersistentWatcher} (a persistent watch that re-registers itself after
+ * reconnects and session loss). No class here owns a thread.
+ */
+package dev.baton.recipes.cache;

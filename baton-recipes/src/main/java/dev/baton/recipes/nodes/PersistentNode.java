@@ -1,0 +1,421 @@
+package dev.baton.recipes.nodes;
+
+import dev.baton.BatonClient;
+import dev.baton.BatonPaths;
+import dev.baton.Failures;
+import dev.baton.state.ConnectionState;
+import dev.baton.state.ConnectionStateListener;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.WatchedEvent;
+import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.data.Stat;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A node that stays on the server while this instance is open: it is created by {@link #start()} and created
+ * again whenever it disappears, because someone deleted it or because the session that owned it (for an
+ * ephemeral mode) expired. Typical use: an ephemeral registration of a service instance.
+ *
+ * <pre>{@code
+ * try (PersistentNode node = new PersistentNode(client, CreateMode.EPHEMERAL, false,
+ *         "/services/api/host-1", "10.0.0.1:8080".getBytes(UTF_8))) {
+ *     node.start();
+ *     if (!node.waitForInitialCreate(10, TimeUnit.SECONDS)) { ... }
+ *     ...
+ * }
+ * }</pre>
+ *
+ * <p>Missing parents are created as container nodes. If a node already exists at a non-sequential path (for
+ * example left by this process's previous session, not yet expired), it is taken over: its data is set to this
+ * node's data and it is watched; if it then disappears, this instance creates its own. With a sequential mode
+ * every creation, re-creations included, makes a new node with a new sequence number: {@link #getActualPath()}
+ * tells the current one. With {@code useProtection} the name gets Curator's {@code _c_<uuid>-} prefix, so a
+ * create whose answer was lost to a connection failure is found instead of made twice.
+ *
+ * <p>The node is watched (one exists-watch on it) and checked again after every {@code RECONNECTED}; the
+ * re-creation after a session expiry therefore happens as soon as the new session is connected.
+ *
+ * <p>Thread-safe; no thread of its own (driven by ZooKeeper callbacks, watch events and connection events).
+ */
+public final class PersistentNode implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(PersistentNode.class);
+
+    private enum State { LATENT, STARTED, CLOSED }
+
+    private final BatonClient client;
+    private final CreateMode mode;
+    private final boolean useProtection;
+    private final String basePath;
+    private final Watcher watcher = this::watched;
+    private final ConnectionStateListener connectionListener = this::connectionStateChanged;
+
+    // Guarded by this.
+    private State state = State.LATENT;
+    private byte[] data;
+    private String actualPath;
+    /** Bumped for every create attempt; answers of older attempts are ignored. */
+    private long generation;
+    private boolean creating;
+    private boolean initialCreateDone;
+    /** A setData failed: the node's data may differ from {@link #data}; written again on reconnect. */
+    private boolean dataDirty;
+
+    /**
+     * @param client the client
+     * @param mode how to create the node; usually {@link CreateMode#EPHEMERAL} or
+     *        {@link CreateMode#EPHEMERAL_SEQUENTIAL}
+     * @param useProtection true to create with Curator's protection prefix {@code _c_<uuid>-}
+     * @param basePath the node's path; for a sequential mode, the prefix the sequence number is appended to
+     * @param initData the node's data
+     * @throws NullPointerException if an argument is null
+     * @throws IllegalArgumentException if the path is invalid, or a TTL mode is given (it needs a TTL)
+     */
+    public PersistentNode(BatonClient client, CreateMode mode, boolean useProtection, String basePath,
+            byte[] initData) {
+        this.client = Objects.requireNonNull(client, "client");
+        this.mode = Objects.requireNonNull(mode, "mode");
+        if (mode.isTTL()) {
+            throw new IllegalArgumentException("mode " + mode + " needs a TTL, which PersistentNode does not take");
+        }
+        this.useProtection = useProtection;
+        this.basePath = BatonPaths.validate(Objects.requireNonNull(basePath, "basePath"));
+        this.data = Objects.requireNonNull(initData, "initData").clone();
+    }
+
+    /**
+     * Starts creating the node in the background and returns at once; see {@link #waitForInitialCreate}.
+     *
+     * @throws IllegalStateException if already started or closed
+     */
+    public void start() {
+        synchronized (this) {
+            if (state != State.LATENT) {
+                throw new IllegalStateException("PersistentNode cannot be started: it is " + state);
+            }
+            state = State.STARTED;
+        }
+        client.getConnectionStateListenable().addListener(connectionListener);
+        create();
+    }
+
+    /**
+     * Waits until the node has been created (or taken over) the first time.
+     *
+     * @param timeout how long to wait, {@code >= 0}
+     * @param unit the unit of {@code timeout}
+     * @return true if the node was created, false if the time ran out
+     * @throws InterruptedException if interrupted while waiting
+     * @throws IllegalArgumentException if {@code timeout} is negative
+     * @throws IllegalStateException if not started, or closed (also while waiting)
+     */
+    public boolean waitForInitialCreate(long timeout, TimeUnit unit) throws InterruptedException {
+        Objects.requireNonNull(unit, "unit");
+        if (timeout < 0) {
+            throw new IllegalArgumentException("timeout must be >= 0, was " + timeout);
+        }
+        long deadline = System.nanoTime() + unit.toNanos(timeout);
+        synchronized (this) {
+            while (true) {
+                if (state != State.STARTED) {
+                    throw new IllegalStateException("PersistentNode is " + state);
+                }
+                if (initialCreateDone) {
+                    return true;
+                }
+                long leftMs = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+                if (leftMs <= 0) {
+                    return false;
+                }
+                wait(leftMs);
+            }
+        }
+    }
+
+    /**
+     * @return the path of the node this instance has now, or null while it has none (not yet created, or
+     *         being re-created)
+     */
+    public synchronized String getActualPath() {
+        return actualPath;
+    }
+
+    /** @return a copy of the data this node has (or will have when it is created again) */
+    public synchronized byte[] getData() {
+        return data.clone();
+    }
+
+    /**
+     * Changes the node's data: on the server now if the node exists, and in every later re-creation.
+     *
+     * @param newData the data
+     * @throws KeeperException if the server refused the write; a write that failed for a connection reason is
+     *         done again after reconnecting
+     * @throws InterruptedException if interrupted while waiting for the write
+     * @throws NullPointerException if {@code newData} is null
+     * @throws IllegalStateException if not started or closed
+     */
+    public void setData(byte[] newData) throws KeeperException, InterruptedException {
+        Objects.requireNonNull(newData, "newData");
+        byte[] copy = newData.clone();
+        String path;
+        synchronized (this) {
+            if (state != State.STARTED) {
+                throw new IllegalStateException("PersistentNode is " + state);
+            }
+            data = copy;
+            path = actualPath;
+            dataDirty = path != null;
+        }
+        if (path == null) {
+            return; // the create in progress, or the next one, writes it
+        }
+        try {
+            client.setData().forPath(path, copy);
+            synchronized (this) {
+                if (data == copy) {
+                    dataDirty = false;
+                }
+            }
+        } catch (KeeperException e) {
+            if (e.code() == KeeperException.Code.NONODE) {
+                return; // gone: the re-creation writes the new data
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * Deletes the node (in the background, retrying, if the server cannot be reached now) and stops watching
+     * it. Closing twice does nothing.
+     */
+    @Override
+    public void close() {
+        String path;
+        synchronized (this) {
+            if (state == State.CLOSED) {
+                return;
+            }
+            boolean started = state == State.STARTED;
+            state = State.CLOSED;
+            generation++;
+            path = actualPath;
+            actualPath = null;
+            notifyAll();
+            if (!started) {
+                return;
+            }
+        }
+        client.getConnectionStateListenable().removeListener(connectionListener);
+        if (path == null) {
+            return; // a create in flight deletes its node when it sees we are closed
+        }
+        try {
+            client.watchers().remove(watcher).locally().quietly().forPathAsync(path).exceptionally(e -> null);
+            if (client.isConnected()) {
+                client.delete().guaranteed().quietly().forPath(path);
+            } else {
+                client.delete().guaranteed().quietly().forPathAsync(path).exceptionally(e -> null);
+            }
+        } catch (KeeperException e) {
+            LOG.debug("PersistentNode {}: delete failed; retrying in the background", path, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (IllegalStateException e) {
+            LOG.debug("PersistentNode {}: client already closed", path);
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+
+    /** Creates the node unless a create is already in flight. */
+    private void create() {
+        long gen;
+        byte[] bytes;
+        synchronized (this) {
+            if (state != State.STARTED || creating) {
+                return;
+            }
+            creating = true;
+            gen = ++generation;
+            actualPath = null;
+            bytes = data;
+        }
+        Stat stat = new Stat();
+        var builder = client.create().creatingParentContainersIfNeeded().withMode(mode).storingStatIn(stat);
+        if (useProtection) {
+            builder = builder.withProtection();
+        }
+        try {
+            builder.forPathAsync(basePath, bytes).whenComplete((path, error) -> created(gen, path, error));
+        } catch (IllegalStateException e) {
+            synchronized (this) {
+                creating = false;
+            }
+        }
+    }
+
+    private void created(long gen, String path, Throwable error) {
+        boolean current;
+        synchronized (this) {
+            current = state == State.STARTED && gen == generation;
+            creating = false;
+        }
+        if (error != null) {
+            KeeperException.Code code = Failures.code(error);
+            if (code == KeeperException.Code.NODEEXISTS && !mode.isSequential() && current) {
+                takeOver(gen);
+            } else if (Failures.isConnectionProblem(error)) {
+                LOG.debug("PersistentNode {}: create failed, retried on reconnect: {}", basePath,
+                        Failures.unwrap(error).toString());
+                if (current && client.isConnected()) {
+                    create(); // the reconnect came while this attempt was still failing
+                }
+            } else if (Failures.unwrap(error) instanceof IllegalStateException) {
+                LOG.debug("PersistentNode {}: client closed", basePath);
+            } else {
+                LOG.error("PersistentNode {}: create failed", basePath, Failures.unwrap(error));
+            }
+            return;
+        }
+        if (!current) {
+            client.delete().guaranteed().quietly().forPathAsync(path).exceptionally(e -> null);
+            return;
+        }
+        have(gen, path);
+    }
+
+    /** A node is already at our non-sequential path: make it ours by writing our data, then watch it. */
+    private void takeOver(long gen) {
+        byte[] bytes;
+        synchronized (this) {
+            bytes = data;
+        }
+        client.setData().forPathAsync(basePath, bytes).whenComplete((stat, error) -> {
+            if (error == null) {
+                have(gen, basePath);
+            } else if (Failures.code(error) == KeeperException.Code.NONODE) {
+                create(); // gone meanwhile
+            } else if (!Failures.isConnectionProblem(error)) {
+                LOG.error("PersistentNode {}: could not take over the existing node", basePath,
+                        Failures.unwrap(error));
+            }
+        });
+    }
+
+    /** The node exists at {@code path}: remember it and watch it. */
+    private void have(long gen, String path) {
+        synchronized (this) {
+            if (state != State.STARTED || gen != generation) {
+                return;
+            }
+            actualPath = path;
+            initialCreateDone = true;
+            notifyAll();
+        }
+        LOG.debug("PersistentNode {}: node is {}", basePath, path);
+        watch(gen, path);
+    }
+
+    private void watch(long gen, String path) {
+        client.checkExists().usingWatcher(watcher).forPathAsync(path).whenComplete((stat, error) -> {
+            if (error == null && stat == null) {
+                lost(gen, path); // deleted before the watch was set
+            }
+        });
+    }
+
+    private void watched(WatchedEvent event) {
+        String path = event.getPath();
+        if (path == null) {
+            return;
+        }
+        long gen;
+        synchronized (this) {
+            if (state != State.STARTED || !path.equals(actualPath)) {
+                return;
+            }
+            gen = generation;
+        }
+        if (event.getType() == Watcher.Event.EventType.NodeDeleted) {
+            lost(gen, path);
+        } else {
+            watch(gen, path); // a one-time watch: set it again
+        }
+    }
+
+    private void lost(long gen, String path) {
+        synchronized (this) {
+            if (state != State.STARTED || gen != generation || !path.equals(actualPath)) {
+                return;
+            }
+            actualPath = null;
+        }
+        LOG.debug("PersistentNode {}: {} is gone; creating it again", basePath, path);
+        create();
+    }
+
+    private void connectionStateChanged(BatonClient c, ConnectionState newState) {
+        if (newState != ConnectionState.RECONNECTED) {
+            return;
+        }
+        long gen;
+        String path;
+        boolean dirty;
+        byte[] bytes;
+        synchronized (this) {
+            if (state != State.STARTED) {
+                return;
+            }
+            gen = generation;
+            path = actualPath;
+            dirty = dataDirty;
+            bytes = data;
+        }
+        if (path == null) {
+            create();
+            return;
+        }
+        // The session may be new (its ephemeral node gone, its watch gone) or the node deleted meanwhile.
+        client.checkExists().usingWatcher(watcher).forPathAsync(path).whenComplete((stat, error) -> {
+            if (error != null) {
+                return; // the next RECONNECTED looks again
+            }
+            if (stat == null || mode.isEphemeral() && stat.getEphemeralOwner() != sessionId()) {
+                if (stat != null) {
+                    // An ephemeral node of an earlier session: it goes when that session is reaped.
+                    LOG.debug("PersistentNode {}: {} belongs to an old session", basePath, path);
+                }
+                if (stat == null) {
+                    lost(gen, path);
+                }
+            } else if (dirty) {
+                client.setData().forPathAsync(path, bytes).whenComplete((s, e) -> {
+                    if (e == null) {
+                        synchronized (this) {
+                            if (data == bytes) {
+                                dataDirty = false;
+                            }
+                        }
+                    }
+                });
+            }
+        });
+    }
+
+    private long sessionId() {
+        try {
+            return client.getZooKeeper().getSessionId();
+        } catch (IllegalStateException e) {
+            return 0;
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "PersistentNode[" + basePath + ", " + mode + ", actual=" + getActualPath() + "]";
+    }
+}
