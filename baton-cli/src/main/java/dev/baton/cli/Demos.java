@@ -10,7 +10,8 @@ final class Demos {
     /** Every demo, in the order {@code --list} shows them. Recipe demos are added here, one entry each. */
     static final List<Demo> ALL = List.of(
             new ClientDemo(),
-            new CacheDemo());
+            new CacheDemo(),
+            new DoubleBarrierDemo());
 
     /** The demo run by a bare {@code baton demo}. */
     static final String DEFAULT = "client";

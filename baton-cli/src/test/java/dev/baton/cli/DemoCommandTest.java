@@ -91,6 +91,25 @@ class DemoCommandTest {
     }
 
     @Test
+    void doubleBarrierDemoRunsTheHorseRace() {
+        Cli.Result result = baton("demo", "double-barrier", "--speed", "50");
+
+        assertThat(result.exitCode()).as(result.toString()).isZero();
+        List<String> lines = result.outLines();
+        int off = indexOf(lines, "gate", "all 5 are in");
+        int firstRound = indexOf(lines, "round", " 1  all 5 out of /demo-race/round-1");
+        int tenthRound = indexOf(lines, "round", "10  all 5 out of /demo-race/round-10");
+        int won = indexOf(lines, "race", "");
+        for (int i = 0; i < lines.size(); i++) {
+            won = lines.get(i).contains("wins after") ? i : won;
+        }
+        assertThat(List.of(off, firstRound, tenthRound, won)).as(result.toString()).allMatch(i -> i >= 0).isSorted();
+        // Every horse ran round 1 before anyone saw it end.
+        assertThat(lines.subList(off, firstRound).stream().filter(l -> l.matches(".*round\\s+1  \\w+ .*")))
+                .as(result.toString()).hasSize(5);
+    }
+
+    @Test
     void unknownDemoFailsWithTheListOfDemos() {
         Cli.Result result = baton("demo", "nosuch");
 

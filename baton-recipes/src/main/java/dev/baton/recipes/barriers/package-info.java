@@ -1,0 +1,6 @@
+/**
+ * Barriers: {@link dev.baton.recipes.barriers.DistributedBarrier} (one node that holds everyone back until it is
+ * removed) and {@link dev.baton.recipes.barriers.DistributedDoubleBarrier} (members enter together and leave
+ * together). Both are wire-compatible with Apache Curator's recipes of the same names.
+ */
+package dev.baton.recipes.barriers;

@@ -1,0 +1,31 @@
+package dev.baton.recipes.shared;
+
+import java.util.Objects;
+
+/**
+ * A value together with the ZooKeeper data version it was read at; pass it back to
+ * {@link SharedCount#trySetCount(VersionedValue, int)} to change the value only if nobody else changed it since.
+ *
+ * @param version the node's data version when the value was read (ZooKeeper's {@code int}, which wraps around)
+ * @param value the value, not null
+ * @param <T> the value's type
+ */
+public record VersionedValue<T>(int version, T value) {
+
+    /**
+     * @throws NullPointerException if {@code value} is null
+     */
+    public VersionedValue {
+        Objects.requireNonNull(value, "value");
+    }
+
+    /** @return {@link #version()}, named as in Curator */
+    public int getVersion() {
+        return version;
+    }
+
+    /** @return {@link #value()}, named as in Curator */
+    public T getValue() {
+        return value;
+    }
+}

@@ -1,0 +1,231 @@
+package dev.baton.recipes.atomic;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.baton.Baton;
+import dev.baton.BatonClient;
+import dev.baton.retry.ExponentialBackoffRetry;
+import dev.baton.retry.RetryNTimes;
+import dev.baton.retry.RetryOneTime;
+import dev.baton.retry.RetryPolicy;
+import dev.baton.testing.EmbeddedZooKeeperExtension;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+@Timeout(60)
+class DistributedAtomicTest {
+    @RegisterExtension
+    static EmbeddedZooKeeperExtension zk = new EmbeddedZooKeeperExtension();
+
+    private final List<BatonClient> clients = new ArrayList<>();
+    private BatonClient client;
+
+    private BatonClient newClient() throws InterruptedException {
+        BatonClient c = Baton.builder().connectString(zk.connectString())
+                .sessionTimeout(Duration.ofSeconds(10)).retryPolicy(new RetryOneTime(10)).build();
+        clients.add(c);
+        c.start();
+        assertThat(c.blockUntilConnected(10, TimeUnit.SECONDS)).isTrue();
+        return c;
+    }
+
+    @BeforeEach
+    void setUp() throws InterruptedException {
+        client = newClient();
+    }
+
+    @AfterEach
+    void tearDown() {
+        clients.forEach(BatonClient::close);
+    }
+
+    @Test
+    void longSemantics() throws Exception {
+        DistributedAtomicLong counter = new DistributedAtomicLong(client, "/atomic/long", new RetryNTimes(3, 1));
+        assertThat(counter.get()).isEqualTo(new AtomicValue<>(true, 0L, 0L)); // missing node reads as 0
+        assertThat(counter.increment()).isEqualTo(new AtomicValue<>(true, 0L, 1L));
+        assertThat(client.getData().forPath("/atomic/long")).hasSize(8);
+        assertThat(counter.add(10L)).isEqualTo(new AtomicValue<>(true, 1L, 11L));
+        assertThat(counter.subtract(4L)).isEqualTo(new AtomicValue<>(true, 11L, 7L));
+        assertThat(counter.decrement()).isEqualTo(new AtomicValue<>(true, 7L, 6L));
+        assertThat(counter.compareAndSet(5L, 50L)).isEqualTo(new AtomicValue<>(false, 6L, 6L));
+        assertThat(counter.compareAndSet(6L, 60L)).isEqualTo(new AtomicValue<>(true, 6L, 60L));
+        assertThat(counter.trySet(-3L)).isEqualTo(new AtomicValue<>(true, 60L, -3L));
+        assertThat(counter.forceSet(Long.MAX_VALUE)).isEqualTo(new AtomicValue<>(true, -3L, Long.MAX_VALUE));
+        assertThat(counter.increment().postValue()).isEqualTo(Long.MIN_VALUE); // wraps as Java does
+        assertThat(counter.initialize(5L)).isEqualTo(new AtomicValue<>(false, Long.MIN_VALUE, Long.MIN_VALUE));
+        assertThat(ByteBuffer.wrap(client.getData().forPath("/atomic/long")).getLong()).isEqualTo(Long.MIN_VALUE);
+
+        DistributedAtomicLong fresh = new DistributedAtomicLong(client, "/atomic/fresh/long", new RetryOneTime(1));
+        assertThat(fresh.initialize(5L)).isEqualTo(new AtomicValue<>(true, 0L, 5L));
+        assertThat(fresh.initialize(6L)).isEqualTo(new AtomicValue<>(false, 5L, 5L));
+        client.setData().forPath("/atomic/fresh/long", new byte[0]); // empty data reads as 0
+        assertThat(fresh.get().postValue()).isZero();
+        assertThat(new DistributedAtomicLong(client, "/atomic/cas", new RetryOneTime(1)).compareAndSet(0L, 9L))
+                .isEqualTo(new AtomicValue<>(true, 0L, 9L)); // creates: missing reads as 0
+        assertThat(new DistributedAtomicLong(client, "/atomic/forced/x", new RetryOneTime(1)).forceSet(4L))
+                .isEqualTo(new AtomicValue<>(true, 0L, 4L));
+    }
+
+    @Test
+    void integerSemantics() throws Exception {
+        DistributedAtomicInteger counter = new DistributedAtomicInteger(client, "/atomic/int", new RetryNTimes(3, 1));
+        assertThat(counter.get()).isEqualTo(new AtomicValue<>(true, 0, 0));
+        assertThat(counter.increment()).isEqualTo(new AtomicValue<>(true, 0, 1));
+        assertThat(client.getData().forPath("/atomic/int")).containsExactly(0, 0, 0, 1);
+        assertThat(counter.add(Integer.MAX_VALUE).postValue()).isEqualTo(Integer.MIN_VALUE);
+        assertThat(counter.subtract(1).postValue()).isEqualTo(Integer.MAX_VALUE);
+        assertThat(counter.decrement().postValue()).isEqualTo(Integer.MAX_VALUE - 1);
+        assertThat(counter.compareAndSet(1, 2).succeeded()).isFalse();
+        assertThat(counter.compareAndSet(Integer.MAX_VALUE - 1, 2)).isEqualTo(new AtomicValue<>(true,
+                Integer.MAX_VALUE - 1, 2));
+        assertThat(counter.trySet(3)).isEqualTo(new AtomicValue<>(true, 2, 3));
+        assertThat(counter.forceSet(4)).isEqualTo(new AtomicValue<>(true, 3, 4));
+        assertThat(counter.initialize(0).succeeded()).isFalse();
+
+        client.setData().forPath("/atomic/int", new byte[] {1, 2, 3});
+        assertThatThrownBy(counter::get).isInstanceOf(IllegalStateException.class).hasMessageContaining("3 bytes");
+    }
+
+    /**
+     * A client whose every transaction is preceded by a write from another client: every optimistic attempt
+     * loses its race, deterministically. {@code racesToLose} attempts are spoiled, then no more.
+     */
+    private BatonClient spoiling(BatonClient real, BatonClient rival, String path, int racesToLose,
+            AtomicInteger attempts) {
+        return (BatonClient) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {BatonClient.class},
+                (proxy, method, args) -> {
+                    if (method.getName().equals("transaction")) {
+                        if (attempts.incrementAndGet() <= racesToLose) {
+                            byte[] now = rival.getData().forPath(path);
+                            rival.setData().forPath(path, now); // same value, new version
+                        }
+                    }
+                    try {
+                        return method.invoke(real, args);
+                    } catch (InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
+    }
+
+    @Test
+    void succeededIsFalseWhenRetriesRunOut() throws Exception {
+        BatonClient rival = newClient();
+        new DistributedAtomicLong(client, "/atomic/lost", new RetryOneTime(1)).initialize(10L);
+
+        AtomicInteger attempts = new AtomicInteger();
+        DistributedAtomicLong noRetries = new DistributedAtomicLong(
+                spoiling(client, rival, "/atomic/lost", Integer.MAX_VALUE, attempts), "/atomic/lost",
+                new RetryNTimes(0, 0));
+        AtomicValue<Long> result = noRetries.increment();
+        assertThat(result).isEqualTo(new AtomicValue<>(false, 10L, 10L));
+        assertThat(attempts).hasValue(1);
+
+        attempts.set(0);
+        List<Integer> retriesAsked = new ArrayList<>();
+        RetryPolicy twice = (count, elapsed) -> {
+            retriesAsked.add(count);
+            return new RetryNTimes(2, 0).delayBeforeRetry(count, elapsed);
+        };
+        DistributedAtomicLong threeTries = new DistributedAtomicLong(
+                spoiling(client, rival, "/atomic/lost", Integer.MAX_VALUE, attempts), "/atomic/lost", twice);
+        assertThat(threeTries.add(5L).succeeded()).isFalse();
+        assertThat(attempts).hasValue(3);
+        assertThat(retriesAsked).containsExactly(0, 1, 2);
+        assertThat(threeTries.get().postValue()).isEqualTo(10L); // nothing written
+
+        attempts.set(0);
+        DistributedAtomicLong winsOnThird = new DistributedAtomicLong(
+                spoiling(client, rival, "/atomic/lost", 2, attempts), "/atomic/lost", new RetryNTimes(2, 0));
+        assertThat(winsOnThird.increment()).isEqualTo(new AtomicValue<>(true, 10L, 11L));
+        assertThat(attempts).hasValue(3);
+    }
+
+    @Test
+    void promotedToLockTriesAgainUnderTheMutex() throws Exception {
+        BatonClient rival = newClient();
+        AtomicInteger attempts = new AtomicInteger();
+        new DistributedAtomicInteger(client, "/atomic/promoted", new RetryOneTime(1)).initialize(1);
+        PromotedToLock promoted = PromotedToLock.builder().lockPath("/atomic/promoted-lock")
+                .timeout(5, TimeUnit.SECONDS).retryPolicy(new RetryNTimes(1, 0)).build();
+        DistributedAtomicInteger counter = new DistributedAtomicInteger(
+                spoiling(client, rival, "/atomic/promoted", 1, attempts), "/atomic/promoted",
+                new RetryNTimes(0, 0), promoted);
+        assertThat(counter.increment()).isEqualTo(new AtomicValue<>(true, 1, 2));
+        assertThat(attempts).hasValue(2); // one optimistic attempt lost, one under the lock won
+        assertThat(client.getChildren().forPath("/atomic/promoted-lock")).isEmpty(); // released
+    }
+
+    @Test
+    void eightContendingClientsLoseNoIncrement() throws Exception {
+        int contenders = 8;
+        int each = 25;
+        ExecutorService pool = Executors.newFixedThreadPool(contenders);
+        try {
+            List<Future<Integer>> runs = new ArrayList<>();
+            for (int i = 0; i < contenders; i++) {
+                BatonClient own = newClient();
+                DistributedAtomicLong counter = new DistributedAtomicLong(own, "/atomic/contended",
+                        new ExponentialBackoffRetry(1, 50, 20));
+                DistributedAtomicInteger small = new DistributedAtomicInteger(own, "/atomic/contended-int",
+                        new ExponentialBackoffRetry(1, 50, 20));
+                runs.add(pool.submit(() -> {
+                    int failed = 0;
+                    for (int n = 0; n < each; n++) {
+                        failed += counter.increment().succeeded() ? 0 : 1;
+                        failed += small.add(2).succeeded() ? 0 : 1;
+                    }
+                    return failed;
+                }));
+            }
+            for (Future<Integer> f : runs) {
+                assertThat(f.get(40, TimeUnit.SECONDS)).isZero();
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        assertThat(new DistributedAtomicLong(client, "/atomic/contended", new RetryOneTime(1)).get().postValue())
+                .isEqualTo((long) contenders * each);
+        assertThat(new DistributedAtomicInteger(client, "/atomic/contended-int", new RetryOneTime(1)).get()
+                .postValue()).isEqualTo(contenders * each * 2);
+    }
+
+    @Test
+    void badArguments() {
+        assertThatThrownBy(() -> new DistributedAtomicLong(null, "/a", new RetryOneTime(1)))
+                .isInstanceOf(NullPointerException.class).hasMessageContaining("client");
+        assertThatThrownBy(() -> new DistributedAtomicLong(client, null, new RetryOneTime(1)))
+                .isInstanceOf(NullPointerException.class).hasMessageContaining("path");
+        assertThatThrownBy(() -> new DistributedAtomicInteger(client, "/a", null))
+                .isInstanceOf(NullPointerException.class).hasMessageContaining("retryPolicy");
+        assertThatThrownBy(() -> new DistributedAtomicInteger(client, "/a", new RetryOneTime(1), null))
+                .isInstanceOf(NullPointerException.class).hasMessageContaining("promotedToLock");
+        assertThatThrownBy(() -> new DistributedAtomicLong(client, "a", new RetryOneTime(1)))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> PromotedToLock.builder().build()).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("lockPath");
+        assertThatThrownBy(() -> PromotedToLock.builder().timeout(-1, TimeUnit.SECONDS))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> PromotedToLock.builder().lockPath("/l").lockPath("/m"))
+                .isInstanceOf(IllegalStateException.class);
+        PromotedToLock defaults = PromotedToLock.builder().lockPath("/l").build();
+        assertThat(defaults.timeout()).isEmpty();
+        assertThat(defaults.retryPolicy().delayBeforeRetry(0, Duration.ZERO)).isEmpty();
+    }
+}

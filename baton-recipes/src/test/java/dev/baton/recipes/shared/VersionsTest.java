@@ -1,0 +1,31 @@
+package dev.baton.recipes.shared;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+
+/** The version arithmetic at ZooKeeper's int wrap-around, without a server. */
+class VersionsTest {
+
+    @Test
+    void newerAcrossTheWrap() {
+        assertThat(Versions.isNewer(1, 0)).isTrue();
+        assertThat(Versions.isNewer(0, 1)).isFalse();
+        assertThat(Versions.isNewer(5, 5)).isFalse();
+        assertThat(Versions.isNewer(Integer.MIN_VALUE, Integer.MAX_VALUE)).isTrue();   // MAX + 1 wraps to MIN
+        assertThat(Versions.isNewer(Integer.MAX_VALUE, Integer.MIN_VALUE)).isFalse();
+        assertThat(Versions.isNewer(-1, -2)).isTrue();
+        assertThat(Versions.isNewer(0, -1)).isTrue();
+        assertThat(Versions.isNewer(-1, 0)).isFalse();
+        assertThat(Versions.isNewer(Integer.MIN_VALUE + 10, Integer.MAX_VALUE - 10)).isTrue();
+    }
+
+    @Test
+    void aRecreatedNodeIsNewerWhateverItsVersion() {
+        assertThat(SharedCount.isNewer(200, 0, 100, 57)).isTrue();
+        assertThat(SharedCount.isNewer(100, 58, 100, 57)).isTrue();
+        assertThat(SharedCount.isNewer(100, 57, 100, 57)).isFalse();
+        assertThat(SharedCount.isNewer(50, 90, 100, 57)).isFalse(); // a read from before the re-creation
+        assertThat(SharedCount.isNewer(100, Integer.MIN_VALUE, 100, Integer.MAX_VALUE)).isTrue();
+    }
+}
