@@ -155,14 +155,16 @@ class LeaderLatchFaultsTest {
         int server = first.serverId();
         history.faultInjected("kill", "kill server " + server + " (p1's)");
         zk.ensemble().kill(server);
-        await().atMost(Duration.ofSeconds(20)).until(() -> !first.client.isConnected() || leaders().isEmpty()
-                || first.latch.hasLeadership() && first.serverId() != server);
-        // The session survives on the other servers, so p1 leads again on the same node and token.
+        // Usually p1's session survives on the other servers and p1 leads again on the same node and token; if
+        // an election took longer than the session, p2 leads with a larger token. Either way: one leader.
         Participant leader = awaitSingleLeader(NEW_LEADER_BOUND.plusSeconds(10));
+        if (leader == first) {
+            assertThat(leader.latch.fencingToken().getAsLong()).isEqualTo(token);
+        } else {
+            assertThat(leader.latch.fencingToken().getAsLong()).isGreaterThan(token);
+        }
         zk.ensemble().start(server);
         history.faultHealed("kill", "server " + server + " restarted");
-        assertThat(leader).isSameAs(first);
-        assertThat(leader.latch.fencingToken().getAsLong()).isEqualTo(token);
         awaitSingleLeader(NEW_LEADER_BOUND);
     }
 
