@@ -93,7 +93,7 @@ class LeaderLatchFaultsTest {
 
         @Override
         public void close() {
-            latch.close();
+            latch.close(LeaderLatch.CloseMode.NOTIFY_LEADER); // so the history sees leadership end
             client.close();
             link.close();
         }
