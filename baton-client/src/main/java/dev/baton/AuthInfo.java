@@ -16,6 +16,8 @@ public record AuthInfo(String scheme, byte[] auth) {
      *
      * @throws NullPointerException if an argument is null
      * @throws IllegalArgumentException if the scheme is blank
+     * @param scheme the scheme
+     * @param auth the auth
      */
     public AuthInfo {
         Objects.requireNonNull(scheme, "scheme");

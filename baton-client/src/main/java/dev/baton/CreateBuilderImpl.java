@@ -96,12 +96,7 @@ final class CreateBuilderImpl extends OpBuilder<String> implements CreateBuilder
     @Override
     CompletableFuture<String> run(Exec exec, String path, byte[] data) {
         String full = client.fullPath(path, mode.isSequential());
-        if (mode.isTTL() && ttl <= 0) {
-            throw new IllegalArgumentException("mode " + mode + " needs withTtl(...) for " + path);
-        }
-        if (!mode.isTTL() && ttl > 0) {
-            throw new IllegalArgumentException("withTtl applies only to TTL modes, mode was " + mode);
-        }
+        Creates.checkTtl(mode, ttl, path);
         byte[] bytes = data == null ? Creates.EMPTY : data;
         if (compressed) {
             bytes = client.core().config().compressionProvider().compress(path, bytes);

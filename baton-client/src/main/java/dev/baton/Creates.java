@@ -16,6 +16,19 @@ final class Creates {
     private Creates() {
     }
 
+    /**
+     * A TTL mode needs a TTL and only a TTL mode takes one; ZooKeeper would otherwise drop the TTL silently or
+     * fail on the server.
+     */
+    static void checkTtl(CreateMode mode, long ttl, String path) {
+        if (mode.isTTL() && ttl <= 0) {
+            throw new IllegalArgumentException("mode " + mode + " needs withTtl(...) for " + path);
+        }
+        if (!mode.isTTL() && ttl > 0) {
+            throw new IllegalArgumentException("withTtl applies only to TTL modes, mode was " + mode);
+        }
+    }
+
     /** What one create asks for. {@code parentMode} is null when parents are not created. */
     record Spec(String path, String userPath, byte[] data, List<ACL> acl, CreateMode mode, long ttl, Stat stat,
             String protectedPrefix, CreateMode parentMode, boolean orSetData, int setDataVersion) {

@@ -174,14 +174,7 @@ final class TransactionImpl implements TransactionBuilder {
                 public BatonOp forPath(String path, byte[] data) {
                     Objects.requireNonNull(data, "data");
                     String full = client.fullPath(path, mode.isSequential());
-                    // The same checks as CreateBuilder: ZooKeeper's Op.create would silently drop a TTL for a
-                    // mode without one, and send a TTL mode without a TTL to fail on the server.
-                    if (mode.isTTL() && ttl <= 0) {
-                        throw new IllegalArgumentException("mode " + mode + " needs withTtl(...) for " + path);
-                    }
-                    if (!mode.isTTL() && ttl > 0) {
-                        throw new IllegalArgumentException("withTtl applies only to TTL modes, mode was " + mode);
-                    }
+                    Creates.checkTtl(mode, ttl, path);
                     byte[] bytes = compressed ? client.core().config().compressionProvider().compress(path, data)
                             : data;
                     List<ACL> nodeAcl = acl != null ? acl : client.core().config().aclProvider().getAclForPath(full);

@@ -23,6 +23,9 @@ public record ChildData(String path, Stat stat, byte[] data) {
      *
      * @throws NullPointerException if {@code path} or {@code stat} is null
      * @throws IllegalArgumentException if {@code path} is not a valid ZooKeeper path
+     * @param path the path
+     * @param stat the stat
+     * @param data the data
      */
     public ChildData {
         BatonPaths.validate(Objects.requireNonNull(path, "path"));

@@ -35,6 +35,8 @@ public record PathChildrenCacheEvent(Type type, ChildData data) {
      * Checks the components.
      *
      * @throws NullPointerException if {@code type} is null
+     * @param type the type
+     * @param data the data
      */
     public PathChildrenCacheEvent {
         Objects.requireNonNull(type, "type");

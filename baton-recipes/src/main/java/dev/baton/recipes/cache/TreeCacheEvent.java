@@ -36,6 +36,9 @@ public record TreeCacheEvent(Type type, ChildData data, ChildData oldData) {
      * Checks the components.
      *
      * @throws NullPointerException if {@code type} is null
+     * @param type the type
+     * @param data the data
+     * @param oldData the oldData
      */
     public TreeCacheEvent {
         Objects.requireNonNull(type, "type");

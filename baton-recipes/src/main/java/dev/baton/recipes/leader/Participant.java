@@ -12,6 +12,8 @@ public record Participant(String id, boolean isLeader) {
 
     /**
      * @throws NullPointerException if {@code id} is null
+     * @param id the id
+     * @param isLeader the isLeader
      */
     public Participant {
         Objects.requireNonNull(id, "id");

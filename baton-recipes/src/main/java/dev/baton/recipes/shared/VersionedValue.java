@@ -14,6 +14,8 @@ public record VersionedValue<T>(int version, T value) {
 
     /**
      * @throws NullPointerException if {@code value} is null
+     * @param version the version
+     * @param value the value
      */
     public VersionedValue {
         Objects.requireNonNull(value, "value");
