@@ -11,7 +11,9 @@ final class Demos {
     static final List<Demo> ALL = List.of(
             new ClientDemo(),
             new CacheDemo(),
-            new DoubleBarrierDemo());
+            new DoubleBarrierDemo(),
+            new LockDemo(),
+            new SemaphoreDemo());
 
     /** The demo run by a bare {@code baton demo}. */
     static final String DEFAULT = "client";

@@ -13,6 +13,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.apache.zookeeper.KeeperException;
 
 /**
@@ -44,6 +45,8 @@ public final class InterProcessMutex implements InterProcessLock {
 
     private final LockQueue queue;
     private final byte[] nodeData;
+    /** Chooses, on the acquiring thread, how an attempt decides (the read lock's downgrade needs this). */
+    private final Supplier<LockQueue.Driver> drivers;
     private final Map<Thread, Owned> owners = new ConcurrentHashMap<>();
     private final Map<Hold, Boolean> asyncHolds = new ConcurrentHashMap<>();
 
@@ -81,6 +84,14 @@ public final class InterProcessMutex implements InterProcessLock {
         BatonPaths.validate(Objects.requireNonNull(path, "path"));
         this.nodeData = Objects.requireNonNull(nodeData, "nodeData").clone();
         this.queue = new LockQueue(client, path, NODE_NAME, LockQueue.MUTEX);
+        this.drivers = () -> LockQueue.MUTEX;
+    }
+
+    /** A re-entrant lock on another queue, such as either half of {@link InterProcessReadWriteLock}. */
+    InterProcessMutex(LockQueue queue, byte[] nodeData, Supplier<LockQueue.Driver> drivers) {
+        this.queue = queue;
+        this.nodeData = nodeData.clone();
+        this.drivers = drivers;
     }
 
     @Override
@@ -108,7 +119,7 @@ public final class InterProcessMutex implements InterProcessLock {
             owned.count++;
             return true;
         }
-        Hold hold = await(queue.acquire(nodeData, timeoutNanos));
+        Hold hold = await(queue.acquire(nodeData, timeoutNanos, drivers.get()));
         if (hold == null) {
             return false;
         }
@@ -146,7 +157,7 @@ public final class InterProcessMutex implements InterProcessLock {
      * @return the hold, to be released by any thread
      */
     public CompletableFuture<Hold> acquireAsync() {
-        return track(queue.acquire(nodeData, -1));
+        return track(queue.acquire(nodeData, -1, drivers.get()));
     }
 
     /**
@@ -162,7 +173,7 @@ public final class InterProcessMutex implements InterProcessLock {
         if (time < 0) {
             throw new IllegalArgumentException("time must be >= 0, was " + time);
         }
-        return track(queue.acquire(nodeData, unit.toNanos(time)));
+        return track(queue.acquire(nodeData, unit.toNanos(time), drivers.get()));
     }
 
     /**
@@ -307,6 +318,11 @@ public final class InterProcessMutex implements InterProcessLock {
     /** @return the lock's path */
     public String getPath() {
         return queue.path;
+    }
+
+    /** How many times a watch woke this lock's waiters, for tests. */
+    long wakeUps() {
+        return queue.wakeUps();
     }
 
     /** Re-entrancy count of the calling thread, for tests. */

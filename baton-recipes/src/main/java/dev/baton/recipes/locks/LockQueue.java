@@ -8,7 +8,10 @@ import dev.baton.listen.SerialExecutor;
 import dev.baton.state.ConnectionState;
 import dev.baton.state.ConnectionStateListener;
 import java.time.Duration;
+import java.util.Collection;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.apache.zookeeper.CreateMode;
@@ -40,6 +43,47 @@ final class LockQueue {
          * @return null if the acquirer holds the lock now, otherwise the node name to watch
          */
         String nodeToWatch(List<String> sorted, int ourIndex);
+
+        /**
+         * The nodes to watch, for drivers that must hear of the deletion of any of several nodes (the semaphore
+         * watches the {@code maxLeases} nodes just ahead of it).
+         *
+         * @return an empty list if the acquirer holds the lock now, otherwise the node names to watch
+         */
+        default List<String> nodesToWatch(List<String> sorted, int ourIndex) {
+            String node = nodeToWatch(sorted, ourIndex);
+            return node == null ? List.of() : List.of(node);
+        }
+
+        /**
+         * Puts the queue's nodes in order; the read-write lock orders two node names together.
+         *
+         * @param children the children of the lock path
+         * @param nodeName the queue's node name
+         * @return the queue's nodes in order
+         */
+        default List<String> sort(Collection<String> children, String nodeName) {
+            return BatonPaths.sortBySequence(children, nodeName);
+        }
+
+        /**
+         * Asked once per node, the first time the acquirer would have to wait: a future of true withdraws the
+         * attempt instead (its node is deleted, then it fails with {@link Withdrawn}).
+         *
+         * @return null to wait without asking
+         */
+        default CompletableFuture<Boolean> withdrawBeforeWaiting() {
+            return null;
+        }
+    }
+
+    /** The failure of an attempt its {@link Driver} withdrew; thrown only after the attempt's node is deleted. */
+    static final class Withdrawn extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        Withdrawn() {
+            super("withdrawn before waiting", null, false, false);
+        }
     }
 
     /** A mutex: the first node holds; every other node watches the one just before it. */
@@ -52,6 +96,7 @@ final class LockQueue {
     final ListenerContainer<HoldListener> holdListeners = new ListenerContainer<>(Runnable::run,
             (message, e) -> LOG.error("Hold listener failed: {}", message, e));
     final SerialExecutor notifications = new SerialExecutor(Runnable::run);
+    private final java.util.concurrent.atomic.AtomicLong wakeUps = new java.util.concurrent.atomic.AtomicLong();
 
     LockQueue(BatonClient client, String path, String nodeName, Driver driver) {
         this.client = client;
@@ -68,7 +113,17 @@ final class LockQueue {
      * @return the hold, or null if the time ran out; a null arrives only after the attempt's node is deleted
      */
     CompletableFuture<Hold> acquire(byte[] data, long timeoutNanos) {
-        return new Attempt(data).start(timeoutNanos);
+        return acquire(data, timeoutNanos, driver);
+    }
+
+    /** As {@link #acquire(byte[], long)}, deciding with the given driver instead of the queue's own. */
+    CompletableFuture<Hold> acquire(byte[] data, long timeoutNanos, Driver attemptDriver) {
+        return new Attempt(data, attemptDriver).start(timeoutNanos);
+    }
+
+    /** How many times a watch woke an attempt of this queue (for tests: readers must not wake on readers). */
+    long wakeUps() {
+        return wakeUps.get();
     }
 
     /** The lock's nodes in queue order, as full paths. */
@@ -101,6 +156,7 @@ final class LockQueue {
     /** One acquisition in progress. All fields are guarded by {@code this}. */
     private final class Attempt implements ConnectionStateListener, Watcher {
         private final byte[] data;
+        private final Driver driver;
         private final CompletableFuture<Hold> result = new CompletableFuture<>();
         /** Completed once a failed or timed-out attempt has removed its node. */
         private final CompletableFuture<Void> cleaned = new CompletableFuture<>();
@@ -108,11 +164,17 @@ final class LockQueue {
         private String ourPath;
         private long session;
         private long czxid;
-        private String watched;
+        /** The nodes watched now; the first deletion among them wakes the attempt. */
+        private final Set<String> watched = new HashSet<>();
+        /** Every node watched by this attempt, to remove the watches that did not fire when it ends. */
+        private final Set<String> everWatched = new HashSet<>();
+        private long watchGeneration;
+        private boolean askedToWithdraw;
         private long round;
 
-        Attempt(byte[] data) {
+        Attempt(byte[] data, Driver driver) {
             this.data = data;
+            this.driver = driver;
         }
 
         CompletableFuture<Hold> start(long timeoutNanos) {
@@ -149,7 +211,8 @@ final class LockQueue {
                 r = ++round;
                 old = ourPath;
                 ourPath = null;
-                watched = null;
+                watched.clear();
+                askedToWithdraw = false;
             }
             if (old != null) {
                 deleteQuietly(old);
@@ -220,42 +283,77 @@ final class LockQueue {
         }
 
         private void decide(long r, List<String> children) {
-            String toWatch;
+            List<String> toWatch; // null: our node is gone; empty: we hold the lock
             long ourSession;
+            boolean ask;
             synchronized (this) {
                 if (result.isDone() || r != round || ourPath == null) {
                     return;
                 }
-                List<String> sorted = BatonPaths.sortBySequence(children, nodeName);
+                List<String> sorted = driver.sort(children, nodeName);
                 int index = sorted.indexOf(BatonPaths.nodeName(ourPath));
-                if (index < 0) {
-                    toWatch = "";
-                } else {
-                    String w = driver.nodeToWatch(sorted, index);
-                    toWatch = w == null ? null : BatonPaths.makePath(path, w);
-                }
+                toWatch = index < 0 ? null : driver.nodesToWatch(sorted, index).stream()
+                        .map(n -> BatonPaths.makePath(path, n)).toList();
                 ourSession = session;
-                if (toWatch != null && !toWatch.isEmpty()) {
-                    watched = toWatch;
-                }
+                ask = toWatch != null && !toWatch.isEmpty() && !askedToWithdraw;
+                askedToWithdraw |= ask;
             }
-            if ("".equals(toWatch)) {
+            if (toWatch == null) {
                 enqueue(); // our node is gone
-            } else if (toWatch == null) {
+            } else if (toWatch.isEmpty()) {
                 if (isCurrentSession(ourSession)) {
                     succeed();
                 } else {
                     enqueue();
                 }
             } else {
-                client.checkExists().usingWatcher(this).forPathAsync(toWatch).whenComplete((stat, error) -> {
+                CompletableFuture<Boolean> withdraw = ask ? driver.withdrawBeforeWaiting() : null;
+                if (withdraw == null) {
+                    watch(r, toWatch);
+                } else {
+                    withdraw.whenComplete((yes, error) -> {
+                        if (Boolean.TRUE.equals(yes)) {
+                            result.completeExceptionally(new Withdrawn()); // finish() deletes our node first
+                        } else {
+                            watch(r, toWatch);
+                        }
+                    });
+                }
+            }
+        }
+
+        /** Watches nodes ahead; the first of them to go (or to be found gone) makes the attempt list again. */
+        private void watch(long r, List<String> nodes) {
+            long generation;
+            synchronized (this) {
+                if (result.isDone() || r != round) {
+                    return;
+                }
+                watched.clear();
+                watched.addAll(nodes);
+                everWatched.addAll(nodes);
+                generation = ++watchGeneration;
+            }
+            for (String node : nodes) {
+                client.checkExists().usingWatcher(this).forPathAsync(node).whenComplete((stat, error) -> {
                     if (error != null) {
                         onError(error);
                     } else if (stat == null) {
-                        relist(r); // gone before the watch was set
+                        wake(r, generation); // gone before the watch was set
                     }
                 });
             }
+        }
+
+        private void wake(long r, long generation) {
+            synchronized (this) {
+                if (result.isDone() || generation != watchGeneration) {
+                    return;
+                }
+                watchGeneration++;
+                watched.clear();
+            }
+            relist(r);
         }
 
         @Override
@@ -265,12 +363,14 @@ final class LockQueue {
             }
             long r;
             synchronized (this) {
-                if (result.isDone() || !event.getPath().equals(watched)) {
+                if (result.isDone() || !watched.contains(event.getPath())) {
                     return;
                 }
-                watched = null;
+                watched.clear();
+                watchGeneration++;
                 r = round;
             }
+            wakeUps.incrementAndGet();
             relist(r);
         }
 
@@ -331,15 +431,16 @@ final class LockQueue {
         private void finish(Hold hold) {
             client.getConnectionStateListenable().removeListener(this);
             String node;
-            String watching;
+            List<String> watching;
             synchronized (this) {
                 node = ourPath;
-                watching = watched;
-                watched = null;
+                watching = List.copyOf(everWatched);
+                watched.clear();
+                everWatched.clear();
                 round++;
             }
-            if (watching != null) {
-                client.watchers().remove(this).locally().quietly().forPathAsync(watching).exceptionally(e -> null);
+            for (String w : watching) {
+                client.watchers().remove(this).locally().quietly().forPathAsync(w).exceptionally(e -> null);
             }
             boolean createInFlight;
             synchronized (this) {

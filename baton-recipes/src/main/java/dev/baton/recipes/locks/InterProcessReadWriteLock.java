@@ -1,0 +1,125 @@
+package dev.baton.recipes.locks;
+
+import dev.baton.BatonClient;
+import dev.baton.BatonPaths;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * A read-write lock shared by processes: many readers at once, or one writer. Wire-compatible with Apache
+ * Curator's {@code InterProcessReadWriteLock} on the same path: readers add {@code _c_<uuid>-__READ__<seq>} and
+ * writers {@code _c_<uuid>-__WRIT__<seq>} nodes to one directory, ordered together by sequence.
+ *
+ * <pre>{@code
+ * InterProcessReadWriteLock rw = new InterProcessReadWriteLock(client, "/locks/catalog");
+ * rw.readLock().acquire();
+ * try {
+ *     render(catalog.read());
+ * } finally {
+ *     rw.readLock().release();
+ * }
+ * }</pre>
+ *
+ * <p>Rules: a writer holds when its node is first; a reader holds when no writer's node is ahead of its own.
+ * A waiting writer watches the node just ahead of it; a waiting reader watches the nearest <em>writer</em> ahead
+ * of it, so readers never wake on other readers (all readers behind a writer wake together when it goes, which
+ * is intended). Both halves are re-entrant per thread, like {@link InterProcessMutex}. A thread that holds the
+ * write lock may also take the read lock (its read node is granted at once); releasing the write lock then
+ * leaves it a reader: a downgrade. As in Curator, a writer that queued while the downgrading thread held the
+ * write lock sorts ahead of the new read node and may take the lock when the write node goes, so downgrade only
+ * where no other writer can queue meanwhile, or re-check with the fencing token. Upgrading (taking the write lock
+ * while holding the read lock) waits for ever: the thread's own read node is ahead of its write node.
+ *
+ * <p>Thread-safe. No thread of its own. Both halves offer {@link InterProcessMutex#acquireAsync()}.
+ */
+public final class InterProcessReadWriteLock {
+    static final String READ = "__READ__";
+    static final String WRITE = "__WRIT__";
+
+    private final InterProcessMutex writeLock;
+    private final InterProcessMutex readLock;
+
+    /** Orders reader and writer nodes together by sequence, as Curator does. */
+    private interface Sorted extends LockQueue.Driver {
+        @Override
+        default List<String> sort(Collection<String> children, String nodeName) {
+            List<String> nodes = new ArrayList<>(children.size());
+            for (String child : children) {
+                if (child.contains(READ) || child.contains(WRITE)) {
+                    nodes.add(child);
+                }
+            }
+            nodes.sort(Comparator.comparingLong(InterProcessReadWriteLock::sequence).thenComparing(n -> n));
+            return nodes;
+        }
+    }
+
+    /** A writer holds when first; otherwise it watches the node just ahead, reader or writer. */
+    private static final Sorted WRITER = (sorted, i) -> i == 0 ? null : sorted.get(i - 1);
+
+    /** A reader holds when no writer is ahead; otherwise it watches the nearest writer ahead. */
+    private static final Sorted READER = (sorted, i) -> {
+        for (int j = i - 1; j >= 0; j--) {
+            if (sorted.get(j).contains(WRITE)) {
+                return sorted.get(j);
+            }
+        }
+        return null;
+    };
+
+    /** The read node of a thread that holds the write lock is granted at once. */
+    private static final Sorted DOWNGRADE = (sorted, i) -> null;
+
+    /**
+     * @param client the client
+     * @param path the lock's path
+     * @throws NullPointerException if an argument is null
+     * @throws IllegalArgumentException if the path is invalid
+     */
+    public InterProcessReadWriteLock(BatonClient client, String path) {
+        this(client, path, new byte[0]);
+    }
+
+    /**
+     * @param client the client
+     * @param path the lock's path
+     * @param nodeData the data of each node this lock creates
+     * @throws NullPointerException if an argument is null
+     * @throws IllegalArgumentException if the path is invalid
+     */
+    public InterProcessReadWriteLock(BatonClient client, String path, byte[] nodeData) {
+        Objects.requireNonNull(client, "client");
+        BatonPaths.validate(Objects.requireNonNull(path, "path"));
+        Objects.requireNonNull(nodeData, "nodeData");
+        writeLock = new InterProcessMutex(new LockQueue(client, path, WRITE, WRITER), nodeData, () -> WRITER);
+        readLock = new InterProcessMutex(new LockQueue(client, path, READ, READER), nodeData,
+                () -> writeLock.isOwnedByCurrentThread() ? DOWNGRADE : READER);
+    }
+
+    /**
+     * The read half: held by many threads and processes at once while no writer holds or waits ahead.
+     * {@link InterProcessMutex#getParticipantNodes()} lists the reader nodes.
+     *
+     * @return the read lock
+     */
+    public InterProcessMutex readLock() {
+        return readLock;
+    }
+
+    /**
+     * The write half: exclusive of every reader and writer. {@link InterProcessMutex#getParticipantNodes()}
+     * lists the writer nodes.
+     *
+     * @return the write lock
+     */
+    public InterProcessMutex writeLock() {
+        return writeLock;
+    }
+
+    private static long sequence(String node) {
+        return BatonPaths.sequence(node, node.contains(WRITE) ? WRITE : READ);
+    }
+}

@@ -1,0 +1,213 @@
+package dev.baton.recipes.locks;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.curator.framework.CuratorFramework;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import dev.baton.testing.EmbeddedZooKeeperExtension;
+
+/** Baton's read-write lock, semaphore and semaphore mutex against Apache Curator 5.9's on the same paths. */
+@Timeout(120)
+class LocksInteropTest {
+    @RegisterExtension
+    static EmbeddedZooKeeperExtension zk = new EmbeddedZooKeeperExtension();
+
+    private final LockClients clients = new LockClients(zk);
+
+    @AfterEach
+    void close() {
+        clients.close();
+    }
+
+    /** Runs a body while holding something. */
+    private interface Guarded {
+        void run(Runnable body) throws Exception;
+    }
+
+    private static void runAll(List<Callable<Void>> tasks) throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(tasks.size());
+        try {
+            List<Future<Void>> futures = new ArrayList<>();
+            for (Callable<Void> task : tasks) {
+                futures.add(pool.submit(task));
+            }
+            for (Future<Void> f : futures) {
+                f.get(90, TimeUnit.SECONDS);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void readWriteLocksExcludeAcrossLibraries() throws Exception {
+        AtomicInteger readers = new AtomicInteger();
+        AtomicInteger writers = new AtomicInteger();
+        AtomicInteger violations = new AtomicInteger();
+        List<Callable<Void>> tasks = new ArrayList<>();
+        for (int c = 0; c < 6; c++) {
+            boolean baton = c % 2 == 0;
+            int client = c;
+            Guarded read;
+            Guarded write;
+            if (baton) {
+                InterProcessReadWriteLock rw = new InterProcessReadWriteLock(clients.baton(), "/interop/rw");
+                read = body -> guarded(rw.readLock()::acquire, rw.readLock()::release, body);
+                write = body -> guarded(rw.writeLock()::acquire, rw.writeLock()::release, body);
+            } else {
+                var rw = new org.apache.curator.framework.recipes.locks.InterProcessReadWriteLock(clients.curator(),
+                        "/interop/rw");
+                read = body -> guarded(rw.readLock()::acquire, rw.readLock()::release, body);
+                write = body -> guarded(rw.writeLock()::acquire, rw.writeLock()::release, body);
+            }
+            tasks.add(() -> {
+                for (int i = 0; i < 12; i++) {
+                    if ((i + client) % 3 == 0) {
+                        write.run(() -> {
+                            if (writers.incrementAndGet() != 1 || readers.get() != 0) {
+                                violations.incrementAndGet();
+                            }
+                            Thread.yield();
+                            writers.decrementAndGet();
+                        });
+                    } else {
+                        read.run(() -> {
+                            readers.incrementAndGet();
+                            if (writers.get() != 0) {
+                                violations.incrementAndGet();
+                            }
+                            Thread.yield();
+                            readers.decrementAndGet();
+                        });
+                    }
+                }
+                return null;
+            });
+        }
+        runAll(tasks);
+        assertThat(violations.get()).isZero();
+
+        // each sees the other's writer
+        InterProcessReadWriteLock batonRw = new InterProcessReadWriteLock(clients.baton(), "/interop/rw2");
+        var curatorRw = new org.apache.curator.framework.recipes.locks.InterProcessReadWriteLock(clients.curator(),
+                "/interop/rw2");
+        batonRw.writeLock().acquire();
+        assertThat(curatorRw.readLock().acquire(200, TimeUnit.MILLISECONDS)).isFalse();
+        batonRw.writeLock().release();
+        assertThat(curatorRw.readLock().acquire(5, TimeUnit.SECONDS)).isTrue();
+        assertThat(batonRw.readLock().acquire(5, TimeUnit.SECONDS)).as("readers of both share").isTrue();
+        assertThat(batonRw.writeLock().acquire(200, TimeUnit.MILLISECONDS)).isFalse();
+        batonRw.readLock().release();
+        curatorRw.readLock().release();
+    }
+
+    private interface Acquire {
+        void run() throws Exception;
+    }
+
+    private static void guarded(Acquire acquire, Acquire release, Runnable body) throws Exception {
+        acquire.run();
+        try {
+            body.run();
+        } finally {
+            release.run();
+        }
+    }
+
+    @Test
+    void mixedSemaphoreClientsNeverExceedMaxLeases() throws Exception {
+        AtomicInteger out = new AtomicInteger();
+        AtomicInteger maxOut = new AtomicInteger();
+        List<Callable<Void>> tasks = new ArrayList<>();
+        for (int c = 0; c < 8; c++) {
+            Guarded lease;
+            if (c % 2 == 0) {
+                InterProcessSemaphoreV2 s = new InterProcessSemaphoreV2(clients.baton(), "/interop/sem", 3);
+                lease = body -> {
+                    try (Lease l = s.acquire()) {
+                        body.run();
+                    }
+                };
+            } else {
+                var s = new org.apache.curator.framework.recipes.locks.InterProcessSemaphoreV2(clients.curator(),
+                        "/interop/sem", 3);
+                lease = body -> {
+                    var l = s.acquire();
+                    try {
+                        body.run();
+                    } finally {
+                        s.returnLease(l);
+                    }
+                };
+            }
+            tasks.add(() -> {
+                for (int i = 0; i < 10; i++) {
+                    lease.run(() -> {
+                        maxOut.accumulateAndGet(out.incrementAndGet(), Math::max);
+                        Thread.yield();
+                        out.decrementAndGet();
+                    });
+                }
+                return null;
+            });
+        }
+        runAll(tasks);
+        assertThat(maxOut.get()).isBetween(1, 3);
+    }
+
+    @Test
+    void semaphoreMutexesExcludeAcrossLibraries() throws Exception {
+        AtomicInteger inside = new AtomicInteger();
+        AtomicInteger maxInside = new AtomicInteger();
+        AtomicInteger rounds = new AtomicInteger();
+        List<Callable<Void>> tasks = new ArrayList<>();
+        for (int c = 0; c < 4; c++) {
+            Guarded locked;
+            if (c % 2 == 0) {
+                InterProcessSemaphoreMutex m = new InterProcessSemaphoreMutex(clients.baton(), "/interop/smutex");
+                locked = body -> guarded(m::acquire, m::release, body);
+            } else {
+                CuratorFramework curator = clients.curator();
+                var m = new org.apache.curator.framework.recipes.locks.InterProcessSemaphoreMutex(curator,
+                        "/interop/smutex");
+                locked = body -> guarded(m::acquire, m::release, body);
+            }
+            tasks.add(() -> {
+                for (int i = 0; i < 10; i++) {
+                    locked.run(() -> {
+                        maxInside.accumulateAndGet(inside.incrementAndGet(), Math::max);
+                        Thread.yield();
+                        rounds.incrementAndGet();
+                        inside.decrementAndGet();
+                    });
+                }
+                return null;
+            });
+        }
+        runAll(tasks);
+        assertThat(rounds.get()).isEqualTo(40);
+        assertThat(maxInside.get()).isEqualTo(1);
+
+        InterProcessSemaphoreMutex baton = new InterProcessSemaphoreMutex(clients.baton(), "/interop/smutex2");
+        var curator = new org.apache.curator.framework.recipes.locks.InterProcessSemaphoreMutex(clients.curator(),
+                "/interop/smutex2");
+        baton.acquire();
+        assertThat(curator.acquire(200, TimeUnit.MILLISECONDS)).isFalse();
+        baton.release();
+        assertThat(curator.acquire(5, TimeUnit.SECONDS)).isTrue();
+        assertThat(baton.acquire(200, TimeUnit.MILLISECONDS)).isFalse();
+        assertThat(baton.getParticipantNodes()).hasSize(1);
+        curator.release();
+    }
+}
