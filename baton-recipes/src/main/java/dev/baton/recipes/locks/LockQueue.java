@@ -363,6 +363,7 @@ final class LockQueue {
             }
             long r;
             synchronized (this) {
+                everWatched.remove(event.getPath()); // a watch that fired is gone: nothing to remove at the end
                 if (result.isDone() || !watched.contains(event.getPath())) {
                     return;
                 }
