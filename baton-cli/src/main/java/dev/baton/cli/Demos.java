@@ -10,6 +10,8 @@ final class Demos {
     /** Every demo, in the order {@code --list} shows them. Recipe demos are added here, one entry each. */
     static final List<Demo> ALL = List.of(
             new ClientDemo(),
+            new LeaderLatchDemo(),
+            new LeaderSelectorDemo(),
             new CacheDemo(),
             new DoubleBarrierDemo(),
             new LockDemo(),
