@@ -80,8 +80,16 @@ import org.slf4j.LoggerFactory;
  */
 public final class BatonCache implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(BatonCache.class);
-    /** How many reads the initial load and a resync keep in flight at most. */
+    /**
+     * How many reads the initial load and a resync keep in flight at most. A larger window measured no faster
+     * (the server's own outstanding-request limit is 1,000) and makes the session's other requests wait behind
+     * more of the cache's reads.
+     */
     static final int MAX_IN_FLIGHT = 1_000;
+    /** A resync starts reads this many at a time, once the window has room for them. */
+    static final int REFILL_BATCH = 64;
+    /** A resync delivers its listener calls after every this many reads (and at its end). */
+    static final int DELIVERY_BATCH = 256;
 
     /** How a cache is built. */
     public enum Option {
@@ -334,6 +342,8 @@ public final class BatonCache implements AutoCloseable {
         /** Paths found present by reads of this generation. */
         final Set<String> seen = new HashSet<>();
         int inFlight;
+        /** Reads applied since the last delivery of listener calls. */
+        int undelivered;
         boolean failed;
 
         Resync(long generation) {
@@ -343,33 +353,54 @@ public final class BatonCache implements AutoCloseable {
 
     /** Starts as many queued reads of a resync as the window allows; completes the resync when all are done. */
     private void pump(Resync r) {
-        List<String> toRead = new ArrayList<>();
-        boolean done;
+        List<String> toRead;
         synchronized (this) {
             if (resync != r || state != State.STARTED) {
                 return;
             }
-            while (r.inFlight < MAX_IN_FLIGHT && !r.queue.isEmpty()) {
+            toRead = refill(r);
+        }
+        if (toRead == null) {
+            flush(); // the resync is over (or needs nothing more now): deliver what it found
+            return;
+        }
+        readAll(toRead, r);
+    }
+
+    /**
+     * With the lock held: takes the queued paths the window has room for, or completes the resync when nothing is
+     * queued or in flight.
+     *
+     * @return the paths to read now, or null if none
+     */
+    private List<String> refill(Resync r) {
+        if (r.inFlight > MAX_IN_FLIGHT - REFILL_BATCH && !r.queue.isEmpty()) {
+            return null; // wait for a batch of room: one pass over the queue per batch, not per completed read
+        }
+        if (!r.queue.isEmpty()) {
+            int n = Math.min(MAX_IN_FLIGHT - r.inFlight, r.queue.size());
+            List<String> toRead = new ArrayList<>(n);
+            for (int i = 0; i < n; i++) {
                 toRead.add(r.queue.poll());
-                r.inFlight++;
             }
-            done = r.inFlight == 0 && r.queue.isEmpty();
-            if (done) {
-                resync = null;
-                if (!r.failed) {
-                    removeUnseen(r);
-                    if (!initialized) {
-                        initialized = true;
-                        pending.add(() -> listeners.forEach(BatonCacheListener::initialized));
-                    }
+            r.inFlight += n;
+            return toRead;
+        }
+        if (r.inFlight == 0) {
+            resync = null;
+            if (!r.failed) {
+                removeUnseen(r);
+                if (!initialized) {
+                    initialized = true;
+                    pending.add(() -> listeners.forEach(BatonCacheListener::initialized));
                 }
             }
         }
-        if (done) {
-            flush();
-            return;
-        }
-        for (String path : toRead) {
+        return null;
+    }
+
+    private void readAll(List<String> paths, Resync r) {
+        for (String path : paths) {
             read(path, r.generation, r);
         }
     }
@@ -379,52 +410,63 @@ public final class BatonCache implements AutoCloseable {
      * queues them.
      */
     private void read(String path, long gen, Resync r) {
-        CompletableFuture<Read> future;
         try {
             if (dataLess) {
-                future = client.checkExists().forPathAsync(path).thenApply(s -> s == null ? null : new Read(s, null));
+                client.checkExists().forPathAsync(path).whenComplete((stat, error) ->
+                        applyRead(path, gen, r, stat, null, error));
             } else {
+                // One stage per read: the stat is filled in before the future completes.
                 Stat stat = new Stat();
-                future = client.getData().storingStatIn(stat).forPathAsync(path)
-                        .thenApply(data -> new Read(stat, data));
+                client.getData().storingStatIn(stat).forPathAsync(path).whenComplete((data, error) ->
+                        applyRead(path, gen, r, error == null ? stat : null, data, error));
             }
         } catch (IllegalStateException e) {
-            return; // client closed
+            // client closed
         }
-        future.whenComplete((found, error) -> {
-            boolean missing = error == null && found == null
-                    || error != null && Failures.code(error) == KeeperException.Code.NONODE;
-            boolean listChildren = false;
-            synchronized (this) {
-                if (state != State.STARTED) {
-                    return;
-                }
-                Resync current = resync != null && resync.generation == gen ? resync : null;
-                if (missing) {
-                    removeSubtree(path, Long.MAX_VALUE);
-                } else if (error == null) {
-                    observed(path, found.stat(), found.data(), current);
-                    listChildren = r != null && current == r && !singleNode && found.stat().getNumChildren() > 0;
-                } else if (r != null && current == r) {
-                    r.failed = true;
-                }
-            }
-            flush();
-            if (error != null && !missing) {
-                report("reading " + path, error);
-            }
-            if (r != null) {
-                if (listChildren) {
-                    listChildren(path, r);
-                } else {
-                    finished(r);
-                }
-            }
-        });
     }
 
-    /** What a read found. */
-    private record Read(Stat stat, byte[] data) {
+    /** What a read of {@code path} found ({@code stat} null: no such node), applied with the lock held. */
+    private void applyRead(String path, long gen, Resync r, Stat stat, byte[] data, Throwable error) {
+        boolean missing = error == null && stat == null
+                || error != null && Failures.code(error) == KeeperException.Code.NONODE;
+        boolean listChildren = false;
+        boolean deliver = true;
+        List<String> toRead = null;
+        synchronized (this) {
+            if (state != State.STARTED) {
+                return;
+            }
+            Resync current = resync != null && resync.generation == gen ? resync : null;
+            if (missing) {
+                removeSubtree(path, Long.MAX_VALUE);
+            } else if (error == null) {
+                observed(path, stat, data, current);
+                listChildren = r != null && current == r && !singleNode && stat.getNumChildren() > 0;
+            } else if (r != null && current == r) {
+                r.failed = true;
+            }
+            if (r != null && current == r && !listChildren) {
+                // This node's part of the resync is done. Listener calls of a resync are delivered a batch at a
+                // time (and when it ends), not one delivery per read.
+                r.inFlight--;
+                toRead = refill(r);
+                deliver = ++r.undelivered >= DELIVERY_BATCH || resync != r;
+                if (deliver) {
+                    r.undelivered = 0;
+                }
+            }
+        }
+        if (deliver) {
+            flush();
+        }
+        if (error != null && !missing) {
+            report("reading " + path, error);
+        }
+        if (listChildren) {
+            listChildren(path, r);
+        } else if (toRead != null) {
+            readAll(toRead, r);
+        }
     }
 
     private void listChildren(String path, Resync r) {
@@ -435,33 +477,31 @@ public final class BatonCache implements AutoCloseable {
             return;
         }
         future.whenComplete((children, error) -> {
+            List<String> toRead;
             synchronized (this) {
-                if (resync != r) {
+                if (resync != r || state != State.STARTED) {
                     return;
                 }
                 if (error == null) {
+                    String prefix = path.equals("/") ? "/" : path + "/";
                     for (String child : children) {
-                        r.queue.add(BatonPaths.makePath(path, child));
+                        r.queue.add(prefix.concat(child));
                     }
                 } else if (Failures.code(error) != KeeperException.Code.NONODE) {
                     r.failed = true; // a deleted node's children are deleted too: NONODE is fine
                 }
+                r.inFlight--;
+                toRead = refill(r);
             }
             if (error != null && Failures.code(error) != KeeperException.Code.NONODE) {
                 report("listing the children of " + path, error);
             }
-            finished(r);
-        });
-    }
-
-    private void finished(Resync r) {
-        synchronized (this) {
-            if (resync != r) {
-                return;
+            if (toRead != null) {
+                readAll(toRead, r);
+            } else {
+                flush();
             }
-            r.inFlight--;
-        }
-        pump(r);
+        });
     }
 
     private void report(String what, Throwable error) {
