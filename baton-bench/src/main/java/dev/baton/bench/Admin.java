@@ -2,6 +2,7 @@ package dev.baton.bench;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.apache.zookeeper.CreateMode;
@@ -60,6 +61,15 @@ final class Admin implements AutoCloseable {
     /** Creates one persistent node with data. */
     void create(String path, byte[] data) throws KeeperException, InterruptedException {
         zk.create(path, data, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+    }
+
+    /** The children of {@code path}; empty if it does not exist. */
+    List<String> children(String path) throws KeeperException, InterruptedException {
+        try {
+            return zk.getChildren(path, false);
+        } catch (KeeperException.NoNodeException e) {
+            return List.of();
+        }
     }
 
     /** Deletes {@code path} and everything below it; nothing if it does not exist. */

@@ -1,5 +1,6 @@
 package dev.baton.bench;
 
+import java.util.concurrent.TimeUnit;
 import org.apache.zookeeper.KeeperException;
 
 /**
@@ -26,6 +27,272 @@ public interface BenchClient extends AutoCloseable {
          * @param failure null on success, otherwise what the operation failed with
          */
         void complete(Throwable failure);
+    }
+
+    /**
+     * A recipe instance a scenario started through a hook ({@link #startLatch}, {@link #startSelector}).
+     * {@link #close()} leaves the recipe the way the library's {@code close()} does.
+     */
+    interface Recipe extends AutoCloseable {
+        /** Closes the recipe; never throws. */
+        @Override
+        void close();
+
+        /**
+         * The path of the recipe's own znode, where the library tells it ({@code getOurPath()}).
+         *
+         * @return the path, or null before the node is created or when the library does not tell
+         */
+        default String ourPath() {
+            return null;
+        }
+    }
+
+    /**
+     * What a leader selector does while it leads: called inside the library's {@code takeLeadership}, whose
+     * leadership ends when this returns.
+     */
+    @FunctionalInterface
+    interface Turn {
+        /**
+         * Runs one turn of leadership.
+         *
+         * @throws InterruptedException when the selector is closed while the turn waits
+         */
+        void lead() throws InterruptedException;
+    }
+
+    /**
+     * A new, unopened adapter of the same library, for scenarios whose participants each need their own session
+     * (a leader election with one client per participant). The caller opens and closes it.
+     *
+     * @return a fresh adapter
+     */
+    BenchClient another();
+
+    /**
+     * Tells whether this library has Curator-style recipes (leader latch, leader selector, ...). Scenarios built
+     * on a recipe leave out libraries without one: the bare ZooKeeper client has none.
+     *
+     * @return true if the recipe hooks are implemented; false by default
+     */
+    default boolean hasRecipes() {
+        return false;
+    }
+
+    /**
+     * Starts a leader latch with its library's defaults and returns at once.
+     *
+     * @param path the election's path; its parent may be missing
+     * @param id the participant's id
+     * @param isLeader called, on the library's thread, each time this latch becomes leader
+     * @return the started latch
+     * @throws UnsupportedOperationException if {@link #hasRecipes()} is false
+     */
+    default Recipe startLatch(String path, String id, Runnable isLeader) {
+        throw new UnsupportedOperationException(name() + " has no leader latch");
+    }
+
+    /**
+     * Starts a leader selector with {@code autoRequeue()} and returns at once; each turn of leadership runs
+     * {@code turn}.
+     *
+     * @param path the election's path; its parent may be missing
+     * @param id the participant's id
+     * @param turn what each turn does; leadership ends when it returns
+     * @return the started selector
+     * @throws UnsupportedOperationException if {@link #hasRecipes()} is false
+     */
+    default Recipe startSelector(String path, String id, Turn turn) {
+        throw new UnsupportedOperationException(name() + " has no leader selector");
+    }
+
+    /**
+     * A started subtree cache ({@link #startCache}): Baton's {@code BatonCache}, Curator's {@code CuratorCache}.
+     * {@link #close()} closes the cache the way the library's {@code close()} does.
+     */
+    interface Cache extends Recipe {
+        /**
+         * Waits until the initial load is done (the library's "initialized" callback has run).
+         *
+         * @param timeout how long to wait at most
+         * @param unit the unit of {@code timeout}
+         * @return true if initialized, false on timeout
+         * @throws InterruptedException if interrupted
+         */
+        boolean awaitInitialized(long timeout, TimeUnit unit) throws InterruptedException;
+
+        /** @return how many nodes the cache holds, its root included */
+        int size();
+    }
+
+    /** Hears a cached node's data change, on whatever thread the cache calls its listeners. */
+    @FunctionalInterface
+    interface CacheChange {
+        /**
+         * @param path the changed node
+         * @param data its new data
+         */
+        void changed(String path, byte[] data);
+    }
+
+    /**
+     * Builds and starts a cache of the subtree at {@code path} with the library's defaults, listening for data
+     * changes, and returns at once.
+     *
+     * @param path the subtree's root; it exists
+     * @param onChange called for every data change the cache reports (not for creations or deletions)
+     * @return the started cache
+     * @throws UnsupportedOperationException if {@link #hasRecipes()} is false
+     */
+    default Cache startCache(String path, CacheChange onChange) {
+        throw new UnsupportedOperationException(name() + " has no cache");
+    }
+
+    /**
+     * Sets a node's data, any version, and waits for the answer.
+     *
+     * @param path the node's path
+     * @param data the new data
+     * @throws KeeperException what the server answered
+     * @throws InterruptedException if interrupted while waiting
+     * @throws UnsupportedOperationException if the adapter does not implement it
+     */
+    default void setData(String path, byte[] data) throws KeeperException, InterruptedException {
+        throw new UnsupportedOperationException(name() + " has no setData hook");
+    }
+
+    /** One member of a double barrier a scenario made through {@link #doubleBarrier}. */
+    interface DoubleBarrier {
+        /**
+         * Enters and waits until every member has entered.
+         *
+         * @throws KeeperException from the server
+         * @throws InterruptedException if interrupted
+         */
+        void enter() throws KeeperException, InterruptedException;
+
+        /**
+         * Leaves and waits until every member has left.
+         *
+         * @throws KeeperException from the server
+         * @throws InterruptedException if interrupted
+         */
+        void leave() throws KeeperException, InterruptedException;
+    }
+
+    /** A distributed atomic long a scenario made through {@link #atomicLong}. */
+    @FunctionalInterface
+    interface AtomicCounter {
+        /**
+         * One optimistic increment attempt sequence, as the library's {@code increment()} runs it under its retry
+         * policy.
+         *
+         * @return true if the increment succeeded ({@code AtomicValue.succeeded()})
+         * @throws KeeperException from the server
+         * @throws InterruptedException if interrupted
+         */
+        boolean increment() throws KeeperException, InterruptedException;
+    }
+
+    /**
+     * A member of the library's {@code DistributedDoubleBarrier} on this adapter's session.
+     *
+     * @param path the barrier's path; its parent exists, the path itself may not
+     * @param memberQty how many members the barrier waits for
+     * @return a new member
+     * @throws UnsupportedOperationException if {@link #hasRecipes()} is false
+     */
+    default DoubleBarrier doubleBarrier(String path, int memberQty) {
+        throw new UnsupportedOperationException(name() + " has no double barrier");
+    }
+
+    /**
+     * The library's {@code DistributedAtomicLong} (optimistic only) on this adapter's session, retrying a lost
+     * race up to {@code retries} times without sleeping.
+     *
+     * @param path the counter's path (8-byte big-endian long)
+     * @param retries how many retries one {@code increment()} may use
+     * @return the counter
+     * @throws UnsupportedOperationException if {@link #hasRecipes()} is false
+     */
+    default AtomicCounter atomicLong(String path, int retries) {
+        throw new UnsupportedOperationException(name() + " has no atomic long");
+    }
+
+    /** A lock a scenario made through {@link #mutex} or {@link #readWriteLock}, used by one thread. */
+    interface Lock {
+        /**
+         * Acquires the lock, waiting as long as it takes.
+         *
+         * @throws KeeperException from the server
+         * @throws InterruptedException if interrupted
+         */
+        void acquire() throws KeeperException, InterruptedException;
+
+        /**
+         * Releases the lock the calling thread holds.
+         *
+         * @throws KeeperException from the server
+         * @throws InterruptedException if interrupted
+         */
+        void release() throws KeeperException, InterruptedException;
+    }
+
+    /** A read-write lock a scenario made through {@link #readWriteLock}. */
+    interface ReadWriteLock {
+        /** @return the shared half */
+        Lock readLock();
+
+        /** @return the exclusive half */
+        Lock writeLock();
+    }
+
+    /** A counting semaphore a scenario made through {@link #semaphore}. */
+    @FunctionalInterface
+    interface Semaphore {
+        /**
+         * Acquires one lease, waiting as long as it takes.
+         *
+         * @return the lease; {@link AutoCloseable#close() close} returns it (the library's {@code returnLease})
+         * @throws KeeperException from the server
+         * @throws InterruptedException if interrupted
+         */
+        Recipe acquire() throws KeeperException, InterruptedException;
+    }
+
+    /**
+     * The library's re-entrant {@code InterProcessMutex} on this adapter's session.
+     *
+     * @param path the lock's path; its parent exists
+     * @return the mutex
+     * @throws UnsupportedOperationException if {@link #hasRecipes()} is false
+     */
+    default Lock mutex(String path) {
+        throw new UnsupportedOperationException(name() + " has no mutex");
+    }
+
+    /**
+     * The library's {@code InterProcessReadWriteLock} on this adapter's session.
+     *
+     * @param path the lock's path; its parent exists
+     * @return the lock
+     * @throws UnsupportedOperationException if {@link #hasRecipes()} is false
+     */
+    default ReadWriteLock readWriteLock(String path) {
+        throw new UnsupportedOperationException(name() + " has no read-write lock");
+    }
+
+    /**
+     * The library's {@code InterProcessSemaphoreV2} on this adapter's session.
+     *
+     * @param path the semaphore's path; its parent exists
+     * @param maxLeases how many leases may be out at once
+     * @return the semaphore
+     * @throws UnsupportedOperationException if {@link #hasRecipes()} is false
+     */
+    default Semaphore semaphore(String path, int maxLeases) {
+        throw new UnsupportedOperationException(name() + " has no semaphore");
     }
 
     /**

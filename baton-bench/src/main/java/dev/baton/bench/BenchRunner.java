@@ -66,8 +66,15 @@ final class BenchRunner {
         return results;
     }
 
-    private ScenarioResult runScenario(Admin admin, Scenario scenario, List<BenchClient> clients)
+    private ScenarioResult runScenario(Admin admin, Scenario scenario, List<BenchClient> allClients)
             throws KeeperException, InterruptedException {
+        List<BenchClient> clients = allClients.stream().filter(scenario::supports).toList();
+        for (BenchClient skipped : allClients) {
+            if (!clients.contains(skipped)) {
+                progress.printf(Locale.ROOT, "%-20s skipped   %-9s (the scenario needs what it lacks)%n",
+                        scenario.name(), skipped.name());
+            }
+        }
         for (int w = 0; w < options.warmupRounds(); w++) {
             List<RunResult> round = runRound(admin, scenario, clients, options.warmupOps(), w);
             for (RunResult r : round) {
@@ -121,7 +128,7 @@ final class BenchRunner {
         String base = ROOT + "/" + scenario.name() + "/" + client.name().toLowerCase(Locale.ROOT);
         admin.deleteTree(base);
         admin.ensurePath(base);
-        RunContext run = new RunContext(admin, base, ops, maxNanos, new byte[options.dataBytes()],
+        RunContext run = new RunContext(server, admin, base, ops, maxNanos, new byte[options.dataBytes()],
                 options.inFlight());
         scenario.setUp(client, run);
         server.resetRequests();
@@ -130,10 +137,15 @@ final class BenchRunner {
         scenario.run(client, run);
         long elapsed = System.nanoTime() - start;
         long requests = server.requestCount();
+        Map<String, Long> byType = server.requestCounts();
         scenario.tearDown(client, run);
         admin.deleteTree(base);
         int done = run.latencies().size();
         tally.add(done, elapsed, requests, run.latencies().sorted());
+        if (server.countsRequests()) {
+            tally.addRequests(RunResult.WHOLE_OP, byType);
+            run.phaseRequests().forEach(tally::addRequests);
+        }
         if (done < ops) {
             tally.timeUp = true;
         }
@@ -153,6 +165,12 @@ final class BenchRunner {
         boolean timeUp;
         private final List<long[]> latencies = new ArrayList<>();
         private final List<Double> turnNanosPerOp = new ArrayList<>();
+        private final Map<String, Map<String, Long>> requestsByPhase = new LinkedHashMap<>();
+
+        void addRequests(String phase, Map<String, Long> byType) {
+            Map<String, Long> counts = requestsByPhase.computeIfAbsent(phase, p -> new LinkedHashMap<>());
+            byType.forEach((type, n) -> counts.merge(type, n, Long::sum));
+        }
 
         void add(int turnOps, long turnNanos, long turnRequests, long[] turnLatencies) {
             ops += turnOps;
@@ -173,7 +191,8 @@ final class BenchRunner {
             }
             Arrays.sort(all);
             return new RunResult(library, ops, elapsedNanos, Latencies.percentile(all, 50),
-                    Latencies.percentile(all, 99), countsRequests ? requests : -1, turnNanosPerOp);
+                    Latencies.percentile(all, 99), countsRequests ? requests : -1, turnNanosPerOp,
+                    countsRequests ? requestsByPhase : Map.of());
         }
     }
 }

@@ -1,6 +1,8 @@
 package dev.baton.bench;
 
 import dev.baton.testing.EmbeddedZooKeeper;
+import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * The server the adapters talk to: an {@link EmbeddedZooKeeper} in this JVM, which counts client requests, or an
@@ -52,6 +54,11 @@ final class BenchServer implements AutoCloseable {
     /** Client requests since the last reset (pings and handshakes excluded), or -1 for an external server. */
     long requestCount() {
         return embedded == null ? -1 : embedded.requestCount();
+    }
+
+    /** Client requests since the last reset by operation type, in name order; empty for an external server. */
+    Map<String, Long> requestCounts() {
+        return embedded == null ? Map.of() : new TreeMap<>(embedded.requestCounts());
     }
 
     /** One line for the report. */

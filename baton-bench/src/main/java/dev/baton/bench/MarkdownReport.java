@@ -1,7 +1,10 @@
 package dev.baton.bench;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.StringJoiner;
 
 /** Renders scenario results as markdown: one table per scenario, one row per library (its median round). */
 final class MarkdownReport {
@@ -53,6 +56,47 @@ final class MarkdownReport {
                     Double.isNaN(vsCurator) ? "n/a" : String.format(Locale.ROOT, "%.2f×", vsCurator),
                     Double.isNaN(vsZooKeeper) ? "n/a" : String.format(Locale.ROOT, "%+.1f%%",
                             (vsZooKeeper - 1) * 100)));
+        }
+        out.append(requestsByPhase(result));
+        return out.toString();
+    }
+
+    /**
+     * The server's requests per op split by phase and operation type, from each library's median round: the
+     * phase {@link RunResult#WHOLE_OP}, then the scenario's own phases. Phase first, so the libraries' rows of
+     * one phase sit together.
+     *
+     * @return the table with a blank line before it, or "" when the server did not count requests
+     */
+    static String requestsByPhase(ScenarioResult result) {
+        List<String> phases = new ArrayList<>();
+        for (String library : result.libraries()) {
+            result.median(library).requestsByPhase().keySet().stream().filter(p -> !phases.contains(p))
+                    .forEach(phases::add);
+        }
+        if (phases.isEmpty()) {
+            return "";
+        }
+        String nl = System.lineSeparator();
+        StringBuilder out = new StringBuilder();
+        out.append(nl).append("ZK requests per op by phase and type (each library's median round):").append(nl)
+                .append(nl);
+        out.append("| Phase | Library | requests/op | by type |").append(nl);
+        out.append("|---|---|---:|---|").append(nl);
+        for (String phase : phases) {
+            for (String library : result.libraries()) {
+                RunResult r = result.median(library);
+                Map<String, Long> counts = r.requestsByPhase().get(phase);
+                if (counts == null) {
+                    continue;
+                }
+                long total = counts.values().stream().mapToLong(Long::longValue).sum();
+                StringJoiner types = new StringJoiner(", ");
+                counts.forEach((type, n) -> types.add(String.format(Locale.ROOT, "%s %.2f", type,
+                        (double) n / r.ops())));
+                out.append(String.format(Locale.ROOT, "| %s | %s | %.2f | %s |%n", phase, library,
+                        (double) total / r.ops(), types.length() == 0 ? "none" : types));
+            }
         }
         return out.toString();
     }

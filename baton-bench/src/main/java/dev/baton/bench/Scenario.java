@@ -20,6 +20,17 @@ interface Scenario {
     String description();
 
     /**
+     * Tells whether the scenario can run on a library; the runner leaves out (no row in the report) the libraries
+     * it cannot, such as the bare ZooKeeper client for a scenario built on a recipe.
+     *
+     * @param client an adapter, not necessarily open
+     * @return true by default
+     */
+    default boolean supports(BenchClient client) {
+        return true;
+    }
+
+    /**
      * Prepares a run: {@link RunContext#basePath()} exists and is empty when this is called. Not measured.
      *
      * @param client the adapter under test

@@ -11,7 +11,17 @@ final class Scenarios {
     static final List<Scenario> ALL = List.of(
             new SyncCreateDeleteScenario(),
             new AsyncCreateScenario(),
-            new GetDataScenario());
+            new GetDataScenario(),
+            new LatchFailoverScenario(),
+            new SelectorRotationScenario(),
+            new CacheInitialLoadScenario(),
+            new CacheEventLatencyScenario(),
+            new DoubleBarrierScenario(),
+            new AtomicIncrementScenario(),
+            new MutexUncontendedScenario(),
+            new MutexContendedScenario(),
+            new SemaphoreScenario(),
+            new ReadWriteLockScenario());
 
     private Scenarios() {
     }

@@ -3,14 +3,26 @@ package dev.baton.bench.impl;
 import dev.baton.Baton;
 import dev.baton.BatonClient;
 import dev.baton.bench.BenchClient;
+import dev.baton.recipes.atomic.DistributedAtomicLong;
+import dev.baton.recipes.barriers.DistributedDoubleBarrier;
+import dev.baton.recipes.cache.BatonCache;
+import dev.baton.recipes.cache.BatonCacheListener;
+import dev.baton.recipes.cache.ChildData;
+import dev.baton.recipes.leader.LeaderLatch;
+import dev.baton.recipes.leader.LeaderLatchListener;
+import dev.baton.recipes.leader.LeaderSelector;
+import dev.baton.recipes.leader.LeaderSelectorListenerAdapter;
 import dev.baton.retry.ExponentialBackoffRetry;
+import dev.baton.retry.RetryNTimes;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.apache.zookeeper.KeeperException;
 
 /**
  * Baton with default settings: blocking {@code forPath} for the blocking hooks, {@code forPathAsync} (a
- * {@link java.util.concurrent.CompletableFuture}) for the asynchronous one.
+ * {@link java.util.concurrent.CompletableFuture}) for the asynchronous one; the recipes of {@code baton-recipes}
+ * ({@link LeaderLatch}, {@link LeaderSelector}, {@link BatonCache}) for the recipe hooks.
  */
 public final class BatonBenchClient implements BenchClient {
     private BatonClient client;
@@ -22,6 +34,168 @@ public final class BatonBenchClient implements BenchClient {
     @Override
     public String name() {
         return "Baton";
+    }
+
+    @Override
+    public BenchClient another() {
+        return new BatonBenchClient();
+    }
+
+    @Override
+    public boolean hasRecipes() {
+        return true;
+    }
+
+    @Override
+    public Recipe startLatch(String path, String id, Runnable isLeader) {
+        LeaderLatch latch = new LeaderLatch(client, path, id);
+        latch.addListener(new LeaderLatchListener() {
+            @Override
+            public void isLeader() {
+                isLeader.run();
+            }
+
+            @Override
+            public void notLeader() {
+            }
+        });
+        latch.start();
+        return new Recipe() {
+            @Override
+            public void close() {
+                latch.close();
+            }
+
+            @Override
+            public String ourPath() {
+                return latch.getOurPath();
+            }
+        };
+    }
+
+    @Override
+    public Recipe startSelector(String path, String id, Turn turn) {
+        LeaderSelector selector = new LeaderSelector(client, path, new LeaderSelectorListenerAdapter() {
+            @Override
+            public void takeLeadership(BatonClient c) throws InterruptedException {
+                turn.lead();
+            }
+        });
+        selector.setId(id);
+        selector.autoRequeue();
+        selector.start();
+        return selector::close;
+    }
+
+    @Override
+    public Cache startCache(String path, CacheChange onChange) {
+        BatonCache cache = BatonCache.build(client, path);
+        CountDownLatch initialized = new CountDownLatch(1);
+        cache.listenable().addListener(new BatonCacheListener() {
+            @Override
+            public void event(Type type, ChildData oldData, ChildData data) {
+                if (type == Type.NODE_CHANGED) {
+                    onChange.changed(data.path(), data.data());
+                }
+            }
+
+            @Override
+            public void initialized() {
+                initialized.countDown();
+            }
+        });
+        cache.start();
+        return new Cache() {
+            @Override
+            public boolean awaitInitialized(long timeout, TimeUnit unit) throws InterruptedException {
+                return initialized.await(timeout, unit);
+            }
+
+            @Override
+            public int size() {
+                return cache.size();
+            }
+
+            @Override
+            public void close() {
+                cache.close();
+            }
+        };
+    }
+
+    @Override
+    public void setData(String path, byte[] data) throws KeeperException, InterruptedException {
+        client.setData().forPath(path, data);
+    }
+
+    @Override
+    public DoubleBarrier doubleBarrier(String path, int memberQty) {
+        DistributedDoubleBarrier barrier = new DistributedDoubleBarrier(client, path, memberQty);
+        return new DoubleBarrier() {
+            @Override
+            public void enter() throws KeeperException, InterruptedException {
+                barrier.enter();
+            }
+
+            @Override
+            public void leave() throws KeeperException, InterruptedException {
+                barrier.leave();
+            }
+        };
+    }
+
+    @Override
+    public AtomicCounter atomicLong(String path, int retries) {
+        DistributedAtomicLong counter = new DistributedAtomicLong(client, path, new RetryNTimes(retries, 0));
+        return () -> counter.increment().succeeded();
+    }
+
+    @Override
+    public Lock mutex(String path) {
+        return lock(new dev.baton.recipes.locks.InterProcessMutex(client, path));
+    }
+
+    private static Lock lock(dev.baton.recipes.locks.InterProcessMutex mutex) {
+        return new Lock() {
+            @Override
+            public void acquire() throws KeeperException, InterruptedException {
+                mutex.acquire();
+            }
+
+            @Override
+            public void release() {
+                mutex.release();
+            }
+        };
+    }
+
+    @Override
+    public ReadWriteLock readWriteLock(String path) {
+        dev.baton.recipes.locks.InterProcessReadWriteLock rw =
+                new dev.baton.recipes.locks.InterProcessReadWriteLock(client, path);
+        Lock read = lock(rw.readLock());
+        Lock write = lock(rw.writeLock());
+        return new ReadWriteLock() {
+            @Override
+            public Lock readLock() {
+                return read;
+            }
+
+            @Override
+            public Lock writeLock() {
+                return write;
+            }
+        };
+    }
+
+    @Override
+    public Semaphore semaphore(String path, int maxLeases) {
+        dev.baton.recipes.locks.InterProcessSemaphoreV2 semaphore =
+                new dev.baton.recipes.locks.InterProcessSemaphoreV2(client, path, maxLeases);
+        return () -> {
+            dev.baton.recipes.locks.Lease lease = semaphore.acquire();
+            return () -> semaphore.returnLease(lease);
+        };
     }
 
     @Override

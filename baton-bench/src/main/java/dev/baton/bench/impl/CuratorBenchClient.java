@@ -1,16 +1,28 @@
 package dev.baton.bench.impl;
 
 import dev.baton.bench.BenchClient;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.framework.recipes.atomic.DistributedAtomicLong;
+import org.apache.curator.framework.recipes.barriers.DistributedDoubleBarrier;
+import org.apache.curator.framework.recipes.cache.CuratorCache;
+import org.apache.curator.framework.recipes.cache.CuratorCacheListener;
+import org.apache.curator.framework.recipes.leader.LeaderLatch;
+import org.apache.curator.framework.recipes.leader.LeaderLatchListener;
+import org.apache.curator.framework.recipes.leader.LeaderSelector;
+import org.apache.curator.framework.recipes.leader.LeaderSelectorListenerAdapter;
 import org.apache.curator.retry.ExponentialBackoffRetry;
+import org.apache.curator.retry.RetryNTimes;
 import org.apache.zookeeper.KeeperException;
 
 /**
  * Apache Curator with default settings: blocking {@code forPath} for the blocking hooks, and
  * {@code inBackground(callback)} for the asynchronous one (its {@code AsyncCuratorFramework} is in a separate
- * artifact). Curator's methods declare {@code throws Exception}; what is not a {@link KeeperException} or an
+ * artifact); its {@code curator-recipes} {@link LeaderLatch}, {@link LeaderSelector} and {@link CuratorCache} for
+ * the recipe hooks.
+ * Curator's methods declare {@code throws Exception}; what is not a {@link KeeperException} or an
  * {@link InterruptedException} is rethrown unchecked, which costs nothing on the success path.
  */
 public final class CuratorBenchClient implements BenchClient {
@@ -23,6 +35,212 @@ public final class CuratorBenchClient implements BenchClient {
     @Override
     public String name() {
         return "Curator";
+    }
+
+    @Override
+    public BenchClient another() {
+        return new CuratorBenchClient();
+    }
+
+    @Override
+    public boolean hasRecipes() {
+        return true;
+    }
+
+    @Override
+    public Recipe startLatch(String path, String id, Runnable isLeader) {
+        LeaderLatch latch = new LeaderLatch(client, path, id);
+        latch.addListener(new LeaderLatchListener() {
+            @Override
+            public void isLeader() {
+                isLeader.run();
+            }
+
+            @Override
+            public void notLeader() {
+            }
+        });
+        try {
+            latch.start();
+        } catch (Exception e) {
+            throw new IllegalStateException("Curator LeaderLatch.start " + path, e);
+        }
+        return new Recipe() {
+            @Override
+            public void close() {
+                try {
+                    latch.close();
+                } catch (Exception e) {
+                    throw new IllegalStateException("Curator LeaderLatch.close " + path, e);
+                }
+            }
+
+            @Override
+            public String ourPath() {
+                return latch.getOurPath();
+            }
+        };
+    }
+
+    @Override
+    public Recipe startSelector(String path, String id, Turn turn) {
+        LeaderSelector selector = new LeaderSelector(client, path, new LeaderSelectorListenerAdapter() {
+            @Override
+            public void takeLeadership(CuratorFramework c) throws InterruptedException {
+                turn.lead();
+            }
+        });
+        selector.setId(id);
+        selector.autoRequeue();
+        selector.start();
+        return selector::close;
+    }
+
+    @Override
+    public Cache startCache(String path, CacheChange onChange) {
+        CuratorCache cache = CuratorCache.build(client, path);
+        CountDownLatch initialized = new CountDownLatch(1);
+        cache.listenable().addListener(CuratorCacheListener.builder()
+                .forChanges((oldNode, node) -> onChange.changed(node.getPath(), node.getData()))
+                .forInitialized(initialized::countDown)
+                .build());
+        cache.start();
+        return new Cache() {
+            @Override
+            public boolean awaitInitialized(long timeout, TimeUnit unit) throws InterruptedException {
+                return initialized.await(timeout, unit);
+            }
+
+            @Override
+            public int size() {
+                return cache.size();
+            }
+
+            @Override
+            public void close() {
+                cache.close();
+            }
+        };
+    }
+
+    @Override
+    public void setData(String path, byte[] data) throws KeeperException, InterruptedException {
+        try {
+            client.setData().forPath(path, data);
+        } catch (KeeperException | InterruptedException | RuntimeException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new IllegalStateException("Curator setData " + path, e);
+        }
+    }
+
+    @Override
+    public DoubleBarrier doubleBarrier(String path, int memberQty) {
+        DistributedDoubleBarrier barrier = new DistributedDoubleBarrier(client, path, memberQty);
+        return new DoubleBarrier() {
+            @Override
+            public void enter() throws KeeperException, InterruptedException {
+                try {
+                    barrier.enter();
+                } catch (KeeperException | InterruptedException | RuntimeException e) {
+                    throw e;
+                } catch (Exception e) {
+                    throw new IllegalStateException("Curator DistributedDoubleBarrier.enter " + path, e);
+                }
+            }
+
+            @Override
+            public void leave() throws KeeperException, InterruptedException {
+                try {
+                    barrier.leave();
+                } catch (KeeperException | InterruptedException | RuntimeException e) {
+                    throw e;
+                } catch (Exception e) {
+                    throw new IllegalStateException("Curator DistributedDoubleBarrier.leave " + path, e);
+                }
+            }
+        };
+    }
+
+    @Override
+    public AtomicCounter atomicLong(String path, int retries) {
+        DistributedAtomicLong counter = new DistributedAtomicLong(client, path, new RetryNTimes(retries, 0));
+        return () -> {
+            try {
+                return counter.increment().succeeded();
+            } catch (KeeperException | InterruptedException | RuntimeException e) {
+                throw e;
+            } catch (Exception e) {
+                throw new IllegalStateException("Curator DistributedAtomicLong.increment " + path, e);
+            }
+        };
+    }
+
+    @Override
+    public Lock mutex(String path) {
+        return lock(new org.apache.curator.framework.recipes.locks.InterProcessMutex(client, path), path);
+    }
+
+    private static Lock lock(org.apache.curator.framework.recipes.locks.InterProcessLock lock, String path) {
+        return new Lock() {
+            @Override
+            public void acquire() throws KeeperException, InterruptedException {
+                try {
+                    lock.acquire();
+                } catch (KeeperException | InterruptedException | RuntimeException e) {
+                    throw e;
+                } catch (Exception e) {
+                    throw new IllegalStateException("Curator lock acquire " + path, e);
+                }
+            }
+
+            @Override
+            public void release() throws KeeperException, InterruptedException {
+                try {
+                    lock.release();
+                } catch (KeeperException | InterruptedException | RuntimeException e) {
+                    throw e;
+                } catch (Exception e) {
+                    throw new IllegalStateException("Curator lock release " + path, e);
+                }
+            }
+        };
+    }
+
+    @Override
+    public ReadWriteLock readWriteLock(String path) {
+        org.apache.curator.framework.recipes.locks.InterProcessReadWriteLock rw =
+                new org.apache.curator.framework.recipes.locks.InterProcessReadWriteLock(client, path);
+        Lock read = lock(rw.readLock(), path);
+        Lock write = lock(rw.writeLock(), path);
+        return new ReadWriteLock() {
+            @Override
+            public Lock readLock() {
+                return read;
+            }
+
+            @Override
+            public Lock writeLock() {
+                return write;
+            }
+        };
+    }
+
+    @Override
+    public Semaphore semaphore(String path, int maxLeases) {
+        org.apache.curator.framework.recipes.locks.InterProcessSemaphoreV2 semaphore =
+                new org.apache.curator.framework.recipes.locks.InterProcessSemaphoreV2(client, path, maxLeases);
+        return () -> {
+            org.apache.curator.framework.recipes.locks.Lease lease;
+            try {
+                lease = semaphore.acquire();
+            } catch (KeeperException | InterruptedException | RuntimeException e) {
+                throw e;
+            } catch (Exception e) {
+                throw new IllegalStateException("Curator semaphore acquire " + path, e);
+            }
+            return () -> semaphore.returnLease(lease);
+        };
     }
 
     @Override

@@ -31,6 +31,11 @@ public final class ZooKeeperBenchClient implements BenchClient {
     }
 
     @Override
+    public BenchClient another() {
+        return new ZooKeeperBenchClient();
+    }
+
+    @Override
     public void open(String connectString) throws InterruptedException {
         CountDownLatch connected = new CountDownLatch(1);
         try {
