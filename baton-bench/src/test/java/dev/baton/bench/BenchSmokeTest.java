@@ -22,7 +22,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * Runs every scenario for every library with tiny counts on an embedded server and checks the shape of the
  * results and the request counts, never the timings.
  */
-@Timeout(value = 60, unit = TimeUnit.SECONDS)
+@Timeout(value = 180, unit = TimeUnit.SECONDS)
 class BenchSmokeTest {
 
     private static final int OPS = 50;
