@@ -54,8 +54,9 @@ import org.apache.zookeeper.KeeperException;
  * alike: the mix never has more than {@code maxLeases} holders. Liveness needs one more step: a waiting Curator
  * client counts Baton waiters queued <em>behind</em> it, and with {@code maxLeases = 1} a Baton waiter behind
  * a waiting Curator client would wait for it for ever, and it for them. So a Baton acquirer that would have to
- * wait first lists {@code <path>/locks} (one extra read, only when it must wait); if a Curator client is in the
- * middle of an acquire there, it withdraws its node, queues for Curator's mutex like a Curator client, and only
+ * wait first lists {@code <path>/locks} (one extra read, only when it must wait, and skipped while a watch left by
+ * an earlier look that found no Curator client there has not fired); if a Curator client is in the middle of an
+ * acquire there, it withdraws its node, queues for Curator's mutex like a Curator client, and only
  * then enqueues its lease node. Without Curator clients on the path, {@code locks} stays empty and Baton never
  * takes the mutex.
  *
@@ -81,6 +82,7 @@ public final class InterProcessSemaphoreV2 {
     private final LockQueue curatorMutex;
     private final LockQueue.Driver lockFree;
     private final LockQueue.Driver underMutex;
+    private final CuratorPresence curatorPresence;
 
     /**
      * @param client the client
@@ -110,6 +112,7 @@ public final class InterProcessSemaphoreV2 {
         this.maxLeases = maxLeases;
         this.nodeData = Objects.requireNonNull(nodeData, "nodeData").clone();
         String locksPath = BatonPaths.makePath(path, LOCK_PARENT);
+        this.curatorPresence = new CuratorPresence(locksPath);
         this.underMutex = new Window(maxLeases, null);
         this.lockFree = new Window(maxLeases, locksPath);
         this.leases = new LockQueue(client, BatonPaths.makePath(path, LEASE_PARENT), NODE_NAME, lockFree);
@@ -138,12 +141,67 @@ public final class InterProcessSemaphoreV2 {
 
         @Override
         public CompletableFuture<Boolean> withdrawBeforeWaiting() {
-            if (curatorLocks == null) {
-                return null;
+            return curatorLocks == null ? null : curatorPresence.check();
+        }
+    }
+
+    /**
+     * Whether a Curator client is in the middle of an acquire: it holds (or queues for) its mutex at
+     * {@code <path>/locks}. A look that finds no Curator client leaves a watch on {@code locks} (a child watch, or an
+     * exists watch while it does not exist); until that watch fires, the answer stays "no" without a request. The
+     * watch fires when a Curator client adds its node; ZooKeeper delivers that event before the answer to any
+     * request sent after the node was added, and watch events and asynchronous results run in order on the event
+     * thread, so a lease decision made after a Curator client queued sees the cache already cleared, as a fresh
+     * listing would.
+     */
+    private final class CuratorPresence implements org.apache.zookeeper.Watcher {
+        private final String locksPath;
+        /** Bumped by every event of the watch: an answer from before an event must not be cached. */
+        private long generation;
+        private boolean knownAbsent;
+
+        CuratorPresence(String locksPath) {
+            this.locksPath = locksPath;
+        }
+
+        CompletableFuture<Boolean> check() {
+            long gen;
+            synchronized (this) {
+                if (knownAbsent) {
+                    return CompletableFuture.completedFuture(false);
+                }
+                gen = generation;
             }
-            // A Curator client in the middle of an acquire holds (or queues for) its mutex at <path>/locks.
-            return client.getChildren().forPathAsync(curatorLocks)
-                    .handle((children, error) -> children != null && !children.isEmpty());
+            return client.getChildren().usingWatcher(this).forPathAsync(locksPath).handle((children, error) -> {
+                if (children != null) {
+                    if (children.isEmpty()) {
+                        cache(gen);
+                    }
+                    return CompletableFuture.completedFuture(!children.isEmpty());
+                }
+                if (Failures.code(error) != KeeperException.Code.NONODE) {
+                    return CompletableFuture.completedFuture(false);
+                }
+                // No locks node (no Curator client ever used the path): watch for its creation instead.
+                return client.checkExists().usingWatcher(this).forPathAsync(locksPath).handle((stat, e) -> {
+                    if (e == null && stat == null) {
+                        cache(gen);
+                    }
+                    return false;
+                });
+            }).thenCompose(f -> f);
+        }
+
+        private synchronized void cache(long gen) {
+            if (gen == generation) {
+                knownAbsent = true;
+            }
+        }
+
+        @Override
+        public synchronized void process(org.apache.zookeeper.WatchedEvent event) {
+            generation++; // any event, including a disconnection, clears the cache
+            knownAbsent = false;
         }
     }
 

@@ -97,6 +97,16 @@ final class LockQueue {
             (message, e) -> LOG.error("Hold listener failed: {}", message, e));
     final SerialExecutor notifications = new SerialExecutor(Runnable::run);
     private final java.util.concurrent.atomic.AtomicLong wakeUps = new java.util.concurrent.atomic.AtomicLong();
+    /**
+     * The attempts waiting for each watched node. Every watch of the queue uses {@link #nodeWatcher}, so ZooKeeper
+     * keeps one registration per node however many attempts wait for it, and an attempt that ends leaves its
+     * watches set instead of sending a request to remove them: every watched node existed when watched (a node
+     * found gone sets no watch), and lock nodes are ephemeral, so each such watch fires once its node goes and
+     * finds no attempt here.
+     */
+    private final java.util.concurrent.ConcurrentHashMap<String, Set<Attempt>> waiters =
+            new java.util.concurrent.ConcurrentHashMap<>();
+    private final Watcher nodeWatcher = this::nodeEvent;
 
     LockQueue(BatonClient client, String path, String nodeName, Driver driver) {
         this.client = client;
@@ -136,6 +146,35 @@ final class LockQueue {
         }
     }
 
+    private void nodeEvent(WatchedEvent event) {
+        if (event.getType() == Watcher.Event.EventType.None || event.getPath() == null) {
+            return;
+        }
+        Set<Attempt> attempts = waiters.remove(event.getPath()); // the watch fired: it is gone for all of them
+        if (attempts != null) {
+            for (Attempt attempt : attempts) {
+                attempt.process(event);
+            }
+        }
+    }
+
+    private void register(String node, Attempt attempt) {
+        waiters.compute(node, (k, set) -> {
+            Set<Attempt> attempts = set != null ? set : java.util.concurrent.ConcurrentHashMap.newKeySet();
+            attempts.add(attempt);
+            return attempts;
+        });
+    }
+
+    private void unregister(Collection<String> nodes, Attempt attempt) {
+        for (String node : nodes) {
+            waiters.computeIfPresent(node, (k, set) -> {
+                set.remove(attempt);
+                return set.isEmpty() ? null : set;
+            });
+        }
+    }
+
     private boolean isCurrentSession(long session) {
         try {
             return client.isConnected() && client.getZooKeeper().getSessionId() == session;
@@ -154,7 +193,7 @@ final class LockQueue {
     }
 
     /** One acquisition in progress. All fields are guarded by {@code this}. */
-    private final class Attempt implements ConnectionStateListener, Watcher {
+    private final class Attempt implements ConnectionStateListener {
         private final byte[] data;
         private final Driver driver;
         private final CompletableFuture<Hold> result = new CompletableFuture<>();
@@ -166,7 +205,10 @@ final class LockQueue {
         private long czxid;
         /** The nodes watched now; the first deletion among them wakes the attempt. */
         private final Set<String> watched = new HashSet<>();
-        /** Every node watched by this attempt, to remove the watches that did not fire when it ends. */
+        /**
+         * Every node with a watch of this attempt set (or being set) that has not fired: not set again on a
+         * wake-up, and unregistered from {@code waiters} when the attempt ends.
+         */
         private final Set<String> everWatched = new HashSet<>();
         private long watchGeneration;
         private boolean askedToWithdraw;
@@ -325,21 +367,39 @@ final class LockQueue {
         /** Watches nodes ahead; the first of them to go (or to be found gone) makes the attempt list again. */
         private void watch(long r, List<String> nodes) {
             long generation;
+            List<String> toSet;
             synchronized (this) {
                 if (result.isDone() || r != round) {
                     return;
                 }
                 watched.clear();
                 watched.addAll(nodes);
-                everWatched.addAll(nodes);
                 generation = ++watchGeneration;
+                // A watch set earlier by this attempt that has not fired is still set on the server (a node only
+                // moves forward in the queue, so the semaphore's window keeps most of its nodes on a wake-up):
+                // set watches only on the nodes without one.
+                toSet = new java.util.ArrayList<>(nodes.size());
+                for (String node : nodes) {
+                    if (everWatched.add(node)) {
+                        toSet.add(node);
+                    }
+                }
             }
-            for (String node : nodes) {
-                client.checkExists().usingWatcher(this).forPathAsync(node).whenComplete((stat, error) -> {
-                    if (error != null) {
-                        onError(error);
-                    } else if (stat == null) {
+            for (String node : toSet) {
+                register(node, this);
+                // getData, not exists: on a node already gone it sets no watch (one that would never fire).
+                client.getData().usingWatcher(nodeWatcher).forPathAsync(node).whenComplete((bytes, error) -> {
+                    if (error == null) {
+                        return;
+                    }
+                    synchronized (this) {
+                        everWatched.remove(node); // not set: the next decision sends it again
+                    }
+                    unregister(List.of(node), this);
+                    if (Failures.code(error) == KeeperException.Code.NONODE) {
                         wake(r, generation); // gone before the watch was set
+                    } else {
+                        onError(error);
                     }
                 });
             }
@@ -356,14 +416,11 @@ final class LockQueue {
             relist(r);
         }
 
-        @Override
-        public void process(WatchedEvent event) {
-            if (event.getType() == Event.EventType.None) {
-                return;
-            }
+        /** An event of a watched node (never of type None), from {@link #nodeEvent}. */
+        void process(WatchedEvent event) {
             long r;
             synchronized (this) {
-                everWatched.remove(event.getPath()); // a watch that fired is gone: nothing to remove at the end
+                everWatched.remove(event.getPath()); // a watch that fired is gone: set it again if still ahead
                 if (result.isDone() || !watched.contains(event.getPath())) {
                     return;
                 }
@@ -378,9 +435,13 @@ final class LockQueue {
         @Override
         public void stateChanged(BatonClient c, ConnectionState newState) {
             if (newState == ConnectionState.LOST) {
+                List<String> gone;
                 synchronized (this) {
                     ourPath = null; // gone with the session
+                    gone = List.copyOf(everWatched); // and so are its watches
+                    everWatched.clear();
                 }
+                unregister(gone, this);
             } else if (newState == ConnectionState.RECONNECTED) {
                 String node;
                 long r;
@@ -440,9 +501,7 @@ final class LockQueue {
                 everWatched.clear();
                 round++;
             }
-            for (String w : watching) {
-                client.watchers().remove(this).locally().quietly().forPathAsync(w).exceptionally(e -> null);
-            }
+            unregister(watching, this); // the watches stay set; each fires once its node goes (see waiters)
             boolean createInFlight;
             synchronized (this) {
                 createInFlight = creating;

@@ -60,8 +60,9 @@ class LeaderSelectorInteropTest {
             try {
                 batonSelector.start();
                 curatorSelector.start();
-                await().atMost(Duration.ofSeconds(60)).until(() -> turns.size() >= 12);
-                assertThat(new HashSet<>(turns)).containsExactlyInAnyOrder("baton", "curator");
+                // Baton may take a few turns before Curator's selector has even queued on a loaded machine.
+                await().atMost(Duration.ofSeconds(60))
+                        .until(() -> turns.size() >= 12 && new HashSet<>(turns).size() == 2);
                 assertThat(maxLeading.get()).isEqualTo(1);
                 // Each library reads the other's participant ids from the shared queue.
                 assertThat(batonSelector.getParticipants()).extracting(Participant::id)
