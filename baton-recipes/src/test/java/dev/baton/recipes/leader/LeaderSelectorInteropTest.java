@@ -65,10 +65,11 @@ class LeaderSelectorInteropTest {
                         .until(() -> turns.size() >= 12 && new HashSet<>(turns).size() == 2);
                 assertThat(maxLeading.get()).isEqualTo(1);
                 // Each library reads the other's participant ids from the shared queue.
-                assertThat(batonSelector.getParticipants()).extracting(Participant::id)
-                        .containsExactlyInAnyOrder("baton", "curator");
-                assertThat(curatorSelector.getParticipants()).extracting(p -> p.getId())
-                        .containsExactlyInAnyOrder("baton", "curator");
+                // Between a turn's release and its requeue a selector is briefly out of the queue.
+                await().untilAsserted(() -> assertThat(batonSelector.getParticipants())
+                        .extracting(Participant::id).containsExactlyInAnyOrder("baton", "curator"));
+                await().untilAsserted(() -> assertThat(curatorSelector.getParticipants())
+                        .extracting(p -> p.getId()).containsExactlyInAnyOrder("baton", "curator"));
             } finally {
                 batonSelector.close();
                 curatorSelector.close();
