@@ -59,6 +59,31 @@ import org.slf4j.LoggerFactory;
  * <p>Reads are pipelined: the initial load and every resync keep up to {@value #MAX_IN_FLIGHT} reads in flight,
  * and a node whose stat says it has no children is not listed.
  *
+ * <h2>Order</h2>
+ * The watch's events arrive in the order of the changes (zxid order), and the listeners hear them in that order,
+ * across all paths: each event takes a place in a queue and is applied and reported only after every event before
+ * it, a creation or change once its read has completed, a deletion (which needs no read) at once if nothing is
+ * ahead of it, else right after the reads ahead of it. What each event reports:
+ * <ul>
+ * <li>A creation or change reports the node as its read found it, which may be newer than that change (the read
+ * follows the event): then the later changes' own events find nothing newer and report nothing, so quick changes
+ * of one node may be reported as one {@link BatonCacheListener.Type#NODE_CHANGED} (or a
+ * {@link BatonCacheListener.Type#NODE_CREATED} showing the changed data), with the latest data, in the place of
+ * the first. No event reports data older than what an earlier event reported.
+ * <li>A creation or change whose read finds the node already deleted reports nothing in its place: the deletion's
+ * own event, queued after it, reports the {@link BatonCacheListener.Type#NODE_DELETED} (with the data last read).
+ * So a change followed at once by a deletion may be reported as the deletion alone, and a node created and deleted
+ * at once may not be reported at all.
+ * <li>A deletion reports the cached node and its cached descendants, deepest first, if they were created before
+ * the deletion (by the event's zxid; a server older than 3.9 does not send it, and then whatever is cached there
+ * is removed).
+ * <li>A read that fails otherwise (connection loss) reports nothing; the resync after reconnecting reports what
+ * was missed.
+ * </ul>
+ * The initial load and every resync are reads of the whole tree, not of events: their listener calls report the
+ * differences they find as they find them, a parent before its children, between the calls of the watch events
+ * applied meanwhile.
+ *
  * <h2>Stats</h2>
  * A node's {@link ChildData#stat()} is the one read with its data. A recursive watch does not report child
  * additions and removals to the parent, so the child-related fields of a cached stat ({@code cversion},
@@ -72,8 +97,8 @@ import org.slf4j.LoggerFactory;
  * {@code jute.maxbuffer} in the client's {@code ZKClientConfig} for more or longer names.
  *
  * <h2>Threads</h2>
- * No thread of its own. Listeners added without an executor are called one at a time, in the order of the
- * changes, on the thread that applied the change (usually ZooKeeper's event thread; the client's event thread
+ * No thread of its own. Listeners added without an executor are called one at a time, in the order described
+ * above, on the thread that applied the change (usually ZooKeeper's event thread; the client's event thread
  * for connection events): they must not block. A listener added with an executor is called on that executor;
  * calls keep their order only if the executor runs tasks in order. All methods are thread-safe; {@link #get},
  * {@link #stream()} and {@link #size()} never block.
@@ -124,6 +149,11 @@ public final class BatonCache implements AutoCloseable {
     private boolean initialized;
     /** Listener calls decided under the lock, run outside it, in order, by {@link #delivery}. */
     private final ArrayDeque<Runnable> pending = new ArrayDeque<>();
+    /**
+     * The watch events not applied yet, in the order they arrived (zxid order). The head is applied (and its
+     * listener calls queued in {@link #pending}) as soon as it is ready; a later event waits for every earlier one.
+     */
+    private final ArrayDeque<Step> steps = new ArrayDeque<>();
 
     private BatonCache(BatonClient client, String root, Set<Option> options) {
         this.client = client;
@@ -225,6 +255,7 @@ public final class BatonCache implements AutoCloseable {
             generation++;
             resync = null;
             pending.clear();
+            steps.clear();
             if (!started) {
                 return;
             }
@@ -276,25 +307,33 @@ public final class BatonCache implements AutoCloseable {
         if (path == null) {
             return; // connection news: the connection listener handles it
         }
+        if (!(singleNode ? path.equals(root) : isUnderRoot(path))) {
+            return;
+        }
         switch (event.getType()) {
             case NodeCreated, NodeDataChanged -> {
-                if (singleNode ? path.equals(root) : isUnderRoot(path)) {
-                    long gen;
-                    synchronized (this) {
-                        if (state != State.STARTED) {
-                            return;
-                        }
-                        gen = generation;
-                    }
-                    read(path, gen, null);
-                }
-            }
-            case NodeDeleted -> {
+                Step step;
                 synchronized (this) {
                     if (state != State.STARTED) {
                         return;
                     }
-                    removeSubtree(path, Long.MAX_VALUE);
+                    step = new Step(path, generation, Step.READ);
+                    steps.add(step);
+                }
+                readStep(step);
+            }
+            case NodeDeleted -> {
+                // The event's zxid is the deletion's: cached incarnations created before it are the deleted
+                // ones (one created later, found by a resync or by an earlier event's read, stays).
+                long zxid = event.getZxid();
+                synchronized (this) {
+                    if (state != State.STARTED) {
+                        return;
+                    }
+                    Step step = new Step(path, generation, zxid > 0 ? zxid : Long.MAX_VALUE);
+                    step.done = true; // needs no read, but waits for the reads of the events before it
+                    steps.add(step);
+                    applySteps();
                 }
                 flush();
             }
@@ -330,6 +369,107 @@ public final class BatonCache implements AutoCloseable {
             // Either way: register (idempotent) and read everything again.
             registerAndResync(gen);
         }
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // Watch events, applied in their order
+
+    /** One watch event's place in the order of delivery. */
+    private static final class Step {
+        /** {@link #deletedBefore} of a creation or change, which needs a read. */
+        static final long READ = -1;
+
+        final String path;
+        final long generation;
+        /**
+         * For a deletion: cached nodes at or below {@link #path} created before this zxid are removed
+         * ({@link Long#MAX_VALUE} if the server did not say the deletion's zxid). {@link #READ} otherwise.
+         */
+        final long deletedBefore;
+        /** Guarded by the cache: ready to apply (a deletion at once, a read once it has completed). */
+        boolean done;
+        /** What the read found (null: nothing, see {@link #missing}). */
+        Stat stat;
+        byte[] data;
+        /** The read found no such node. */
+        boolean missing;
+
+        Step(String path, long generation, long deletedBefore) {
+            this.path = path;
+            this.generation = generation;
+            this.deletedBefore = deletedBefore;
+        }
+    }
+
+    /** Reads the node of a creation or change event; the step is done when the read completes, however. */
+    private void readStep(Step step) {
+        String path = step.path;
+        try {
+            if (dataLess) {
+                client.checkExists().forPathAsync(path).whenComplete((stat, error) ->
+                        stepRead(step, stat, null, error));
+            } else {
+                Stat stat = new Stat();
+                client.getData().storingStatIn(stat).forPathAsync(path).whenComplete((data, error) ->
+                        stepRead(step, error == null ? stat : null, data, error));
+            }
+        } catch (IllegalStateException e) {
+            stepRead(step, null, null, e); // client closed: the step must still complete, or the queue stalls
+        }
+    }
+
+    private void stepRead(Step step, Stat stat, byte[] data, Throwable error) {
+        boolean missing = error == null && stat == null
+                || error != null && Failures.code(error) == KeeperException.Code.NONODE;
+        synchronized (this) {
+            if (state != State.STARTED) {
+                return;
+            }
+            step.done = true;
+            if (stat != null && error == null) {
+                step.stat = stat;
+                step.data = data;
+                if (resync != null && resync.generation == step.generation) {
+                    resync.seen.add(step.path); // present now: a resync ending before the step applies keeps it
+                }
+            } else {
+                step.missing = missing; // another failure: nothing to apply; a resync follows the reconnect
+            }
+            applySteps();
+        }
+        flush();
+        if (error != null && !missing) {
+            report("reading " + step.path, error);
+        }
+    }
+
+    /** With the lock held: applies the ready steps at the head of the queue, in order. */
+    private void applySteps() {
+        Step step;
+        while ((step = steps.peek()) != null && step.done) {
+            steps.poll();
+            if (step.deletedBefore != Step.READ) {
+                removeSubtree(step.path, step.deletedBefore);
+            } else if (step.stat != null) {
+                observed(step.path, step.stat, step.data, null);
+            } else if (step.missing && !deletionQueued(step.path)) {
+                // Gone, but no deletion event is queued to report it (none can be missed while the watch is
+                // registered: ZooKeeper delivers the event before the reply of a later read).
+                removeSubtree(step.path, Long.MAX_VALUE);
+            }
+            // Else: gone with its deletion still queued; that deletion reports it, in its place.
+        }
+    }
+
+    /** With the lock held: whether a queued deletion covers {@code path}. */
+    private boolean deletionQueued(String path) {
+        for (Step step : steps) {
+            if (step.deletedBefore != Step.READ
+                    && (path.equals(step.path) || path.startsWith(step.path.equals("/") ? "/" : step.path + "/"))) {
+                return true;
+            }
+        }
+        return false;
     }
 
     // ---------------------------------------------------------------------------------------------------------
@@ -405,10 +545,7 @@ public final class BatonCache implements AutoCloseable {
         }
     }
 
-    /**
-     * Reads a node and applies what was found. For a resync, then lists its children (if it has any) and
-     * queues them.
-     */
+    /** A resync's read of a node: applies what was found at once, then lists its children (if it has any). */
     private void read(String path, long gen, Resync r) {
         try {
             if (dataLess) {
