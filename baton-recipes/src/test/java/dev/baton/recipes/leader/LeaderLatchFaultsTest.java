@@ -3,10 +3,9 @@ package dev.baton.recipes.leader;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.baton.Baton;
 import dev.baton.BatonClient;
-import dev.baton.retry.RetryOneTime;
 import dev.baton.state.ConnectionState;
+import dev.baton.recipes.faults.FaultClients;
 import dev.baton.testing.Checkers;
 import dev.baton.testing.ClientLink;
 import dev.baton.testing.DriverProcess;
@@ -16,9 +15,6 @@ import dev.baton.testing.ZooKeeperEnsembleExtension;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -54,18 +50,7 @@ class LeaderLatchFaultsTest {
             this.name = name;
             this.link = zk.newClientLink();
             History.Recorder recorder = history.recorder(name);
-            // Ensemble tracking would move the client from its link's proxies to the servers' own ports.
-            this.client = Baton.builder().connectString(link.connectString()).sessionTimeout(SESSION)
-                    .retryPolicy(new RetryOneTime(10)).ensembleTracker(false).build();
-            client.getConnectionStateListenable().addListener((c, state) -> {
-                if (state.isConnected()) {
-                    recorder.connected(state.name());
-                } else {
-                    recorder.disconnected(state.name());
-                }
-            });
-            client.start();
-            assertThat(client.blockUntilConnected(30, TimeUnit.SECONDS)).isTrue();
+            this.client = FaultClients.open(link, SESSION, recorder);
             this.latch = new LeaderLatch(client, path, name);
             latch.addListener(new LeaderLatchListener() {
                 @Override
@@ -84,11 +69,7 @@ class LeaderLatchFaultsTest {
 
         /** The id of the server this participant's client is connected to, through its link's proxies. */
         int serverId() {
-            Matcher m = Pattern.compile("remoteserver:[^ ]*:(\\d+)").matcher(client.getZooKeeper().toString());
-            assertThat(m.find()).as("connected: %s", client.getZooKeeper()).isTrue();
-            int port = Integer.parseInt(m.group(1));
-            return link.serverIds().stream().filter(id -> link.proxy(id).port() == port).findFirst()
-                    .orElseThrow();
+            return FaultClients.serverId(client, link);
         }
 
         @Override

@@ -3,9 +3,8 @@ package dev.baton.recipes.locks;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.baton.Baton;
 import dev.baton.BatonClient;
-import dev.baton.retry.RetryOneTime;
+import dev.baton.recipes.faults.FaultClients;
 import dev.baton.testing.Checkers;
 import dev.baton.testing.ClientLink;
 import dev.baton.testing.DriverProcess;
@@ -18,8 +17,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -60,17 +57,7 @@ class MutexFaultsTest {
             this.name = name;
             this.link = zk.newClientLink();
             this.recorder = history.recorder(name);
-            this.client = Baton.builder().connectString(link.connectString()).sessionTimeout(SESSION)
-                    .retryPolicy(new RetryOneTime(10)).ensembleTracker(false).build();
-            client.getConnectionStateListenable().addListener((c, state) -> {
-                if (state.isConnected()) {
-                    recorder.connected(state.name());
-                } else {
-                    recorder.disconnected(state.name());
-                }
-            });
-            client.start();
-            assertThat(client.blockUntilConnected(30, TimeUnit.SECONDS)).isTrue();
+            this.client = FaultClients.open(link, SESSION, recorder);
             this.mutex = new InterProcessMutex(client, path);
             mutex.getHoldListenable().addListener((h, state) -> {
                 holdStates.add(state);
@@ -95,11 +82,7 @@ class MutexFaultsTest {
         }
 
         int serverId() {
-            Matcher m = Pattern.compile("remoteserver:[^ ]*:(\\d+)").matcher(client.getZooKeeper().toString());
-            assertThat(m.find()).as("connected: %s", client.getZooKeeper()).isTrue();
-            int port = Integer.parseInt(m.group(1));
-            return link.serverIds().stream().filter(id -> link.proxy(id).port() == port).findFirst()
-                    .orElseThrow();
+            return FaultClients.serverId(client, link);
         }
 
         @Override
