@@ -2,7 +2,6 @@ package dev.baton.recipes.locks;
 
 import dev.baton.BatonClient;
 import dev.baton.BatonPaths;
-import dev.baton.Failures;
 import dev.baton.listen.Listenable;
 import java.time.Duration;
 import java.util.Collection;
@@ -11,7 +10,6 @@ import java.util.Objects;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.apache.zookeeper.KeeperException;
@@ -119,36 +117,12 @@ public final class InterProcessMutex implements InterProcessLock {
             owned.count++;
             return true;
         }
-        Hold hold = await(queue.acquire(nodeData, timeoutNanos, drivers.get()));
+        Hold hold = LockQueue.await(queue.acquire(nodeData, timeoutNanos, drivers.get()), Hold::release);
         if (hold == null) {
             return false;
         }
         owners.put(me, new Owned(hold));
         return true;
-    }
-
-    /** Waits for an attempt; on interrupt, cancels it (its node is deleted) and rethrows. */
-    static Hold await(CompletableFuture<Hold> attempt) throws KeeperException, InterruptedException {
-        try {
-            return attempt.get();
-        } catch (InterruptedException e) {
-            if (!attempt.complete(null)) {
-                Hold won = attempt.getNow(null);
-                if (won != null) {
-                    won.release();
-                }
-            }
-            throw e;
-        } catch (ExecutionException e) {
-            Throwable cause = Failures.unwrap(e);
-            if (cause instanceof KeeperException ke) {
-                throw ke;
-            }
-            if (cause instanceof RuntimeException re) {
-                throw re;
-            }
-            throw new IllegalStateException(cause);
-        }
     }
 
     /**

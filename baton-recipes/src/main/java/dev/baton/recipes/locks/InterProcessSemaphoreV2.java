@@ -9,7 +9,6 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.zookeeper.KeeperException;
@@ -367,21 +366,7 @@ public final class InterProcessSemaphoreV2 {
     /** Waits for an acquisition; on interrupt gives it up (its nodes are deleted) and rethrows. */
     private static Collection<Lease> await(CompletableFuture<Collection<Lease>> acquisition)
             throws KeeperException, InterruptedException {
-        try {
-            return acquisition.get();
-        } catch (InterruptedException e) {
-            acquisition.complete(null);
-            throw e;
-        } catch (ExecutionException e) {
-            Throwable cause = Failures.unwrap(e);
-            if (cause instanceof KeeperException ke) {
-                throw ke;
-            }
-            if (cause instanceof RuntimeException re) {
-                throw re;
-            }
-            throw new IllegalStateException(cause);
-        }
+        return LockQueue.await(acquisition, leases -> leases.forEach(Lease::close));
     }
 
     /**

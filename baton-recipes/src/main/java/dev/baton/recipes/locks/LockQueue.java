@@ -13,7 +13,9 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.WatchedEvent;
@@ -134,6 +136,35 @@ final class LockQueue {
     /** How many times a watch woke an attempt of this queue (for tests: readers must not wake on readers). */
     long wakeUps() {
         return wakeUps.get();
+    }
+
+    /**
+     * Waits for an acquisition made through this package's queues. On interrupt the acquisition is given up (its
+     * nodes are deleted); if it won at that very moment, what it won goes to {@code release}. Failures come out as
+     * the {@link KeeperException} or runtime exception they are.
+     */
+    static <T> T await(CompletableFuture<T> acquisition, Consumer<? super T> release)
+            throws KeeperException, InterruptedException {
+        try {
+            return acquisition.get();
+        } catch (InterruptedException e) {
+            if (!acquisition.complete(null) && !acquisition.isCompletedExceptionally()) {
+                T won = acquisition.getNow(null);
+                if (won != null) {
+                    release.accept(won);
+                }
+            }
+            throw e;
+        } catch (ExecutionException e) {
+            Throwable cause = Failures.unwrap(e);
+            if (cause instanceof KeeperException ke) {
+                throw ke;
+            }
+            if (cause instanceof RuntimeException re) {
+                throw re;
+            }
+            throw new IllegalStateException(cause);
+        }
     }
 
     /** The lock's nodes in queue order, as full paths. */
