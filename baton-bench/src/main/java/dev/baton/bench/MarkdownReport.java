@@ -29,7 +29,8 @@ final class MarkdownReport {
                 Runtime.getRuntime().availableProcessors()));
         out.append(String.format(Locale.ROOT, "Ratio columns pair each turn with the other libraries' adjacent turns of"
                 + " the same round and take the median over all turns: ops/s vs Curator = Curator's mean time per op"
-                + " ÷ this library's (above 1 is faster); time/op vs ZooKeeper = this library's mean time per op"
+                + " ÷ this library's (above 1 is faster); p50 vs Curator = this library's p50 latency ÷ Curator's,"
+                + " the median over rounds (below 1 is faster); time/op vs ZooKeeper = this library's mean time per op"
                 + " ÷ the bare ZooKeeper client's − 1 (the overhead; + is slower).%n"));
         for (ScenarioResult result : results) {
             out.append(System.lineSeparator());
@@ -43,17 +44,20 @@ final class MarkdownReport {
         StringBuilder out = new StringBuilder();
         out.append("### ").append(result.scenario()).append(System.lineSeparator()).append(System.lineSeparator());
         out.append(result.description()).append('.').append(System.lineSeparator()).append(System.lineSeparator());
-        out.append("| Library | ops/s | p50 µs | p99 µs | ZK requests/op | ops/s vs Curator | time/op vs ZooKeeper |")
+        out.append("| Library | ops/s | p50 µs | p99 µs | ZK requests/op | ops/s vs Curator | p50 vs Curator"
+                + " | time/op vs ZooKeeper |")
                 .append(System.lineSeparator());
-        out.append("|---|---:|---:|---:|---:|---:|---:|").append(System.lineSeparator());
+        out.append("|---|---:|---:|---:|---:|---:|---:|---:|").append(System.lineSeparator());
         for (String library : result.libraries()) {
             RunResult r = result.median(library);
             double vsCurator = 1 / result.pairedTimeRatio(library, Libraries.CURATOR);
+            double p50VsCurator = result.p50Ratio(library, Libraries.CURATOR);
             double vsZooKeeper = result.pairedTimeRatio(library, Libraries.ZOOKEEPER);
-            out.append(String.format(Locale.ROOT, "| %s | %,.0f | %.1f | %.1f | %s | %s | %s |%n",
+            out.append(String.format(Locale.ROOT, "| %s | %,.0f | %.1f | %.1f | %s | %s | %s | %s |%n",
                     library, r.opsPerSecond(), r.p50Nanos() / 1e3, r.p99Nanos() / 1e3,
                     Double.isNaN(r.requestsPerOp()) ? "n/a" : String.format(Locale.ROOT, "%.2f", r.requestsPerOp()),
                     Double.isNaN(vsCurator) ? "n/a" : String.format(Locale.ROOT, "%.2f×", vsCurator),
+                    Double.isNaN(p50VsCurator) ? "n/a" : String.format(Locale.ROOT, "%.2f×", p50VsCurator),
                     Double.isNaN(vsZooKeeper) ? "n/a" : String.format(Locale.ROOT, "%+.1f%%",
                             (vsZooKeeper - 1) * 100)));
         }

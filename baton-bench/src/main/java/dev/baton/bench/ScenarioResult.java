@@ -49,12 +49,37 @@ record ScenarioResult(String scenario, String description, Map<String, List<RunR
                 ratios.add(turns.get(turn) / baseTurns.get(turn));
             }
         }
-        if (ratios.isEmpty()) {
+        return median(ratios);
+    }
+
+    /**
+     * {@code library}'s p50 latency over {@code baseline}'s, as the median over the rounds both ran: {@code 0.5}
+     * means half the latency. Each round's turns of the two libraries ran interleaved, so a round pairs like
+     * measurements.
+     *
+     * @return the ratio, or NaN if either library did not run
+     */
+    double p50Ratio(String library, String baseline) {
+        List<RunResult> runs = rounds.get(library);
+        List<RunResult> bases = rounds.get(baseline);
+        if (runs == null || bases == null) {
             return Double.NaN;
         }
-        Collections.sort(ratios);
-        int n = ratios.size();
-        return n % 2 == 1 ? ratios.get(n / 2) : (ratios.get(n / 2 - 1) + ratios.get(n / 2)) / 2;
+        List<Double> ratios = new ArrayList<>();
+        for (int round = 0; round < Math.min(runs.size(), bases.size()); round++) {
+            ratios.add((double) runs.get(round).p50Nanos() / bases.get(round).p50Nanos());
+        }
+        return median(ratios);
+    }
+
+    private static double median(List<Double> values) {
+        if (values.isEmpty()) {
+            return Double.NaN;
+        }
+        List<Double> sorted = new ArrayList<>(values);
+        Collections.sort(sorted);
+        int n = sorted.size();
+        return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
     }
 
     /**

@@ -211,10 +211,10 @@ class BenchSmokeTest {
             assertThat(report).contains("### " + scenario);
         }
         assertThat(report).contains("| Library | ops/s | p50 µs | p99 µs | ZK requests/op | ops/s vs Curator"
-                + " | time/op vs ZooKeeper |");
+                + " | p50 vs Curator | time/op vs ZooKeeper |");
         assertThat(report.lines().filter(l -> l.startsWith("| Curator |")))
                 .hasSize(scenarioNames().size() - 1) // no Curator row for double-barrier here
-                .allSatisfy(l -> assertThat(l).contains("| 1.00× |"));
+                .allSatisfy(l -> assertThat(l).contains("| 1.00× | 1.00× |"));
         assertThat(report.lines().filter(l -> l.startsWith("| ZooKeeper |")))
                 .hasSize(scenarioNames().size() - RECIPE_SCENARIOS.size())
                 .allSatisfy(l -> assertThat(l).contains("| +0.0% |"));
