@@ -1,6 +1,7 @@
 package dev.baton;
 
 import dev.baton.retry.RetryPolicy;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import org.apache.zookeeper.KeeperException;
@@ -44,5 +45,31 @@ public final class Failures {
     public static boolean isConnectionProblem(Throwable t) {
         KeeperException.Code code = code(t);
         return code != null && (RetryPolicy.isRetryableCode(code) || code == KeeperException.Code.SESSIONEXPIRED);
+    }
+
+    /**
+     * Waits for an operation's future and returns its value, or throws its failure as the blocking form of the
+     * operation would: a {@link KeeperException} as itself, a runtime exception as itself, anything else wrapped
+     * in an {@link IllegalStateException}. Interrupting the wait leaves the future running.
+     *
+     * @param future an operation's future, such as one from {@code forPathAsync}
+     * @param <T> the value's type
+     * @return the value
+     * @throws KeeperException if the operation failed with one
+     * @throws InterruptedException if interrupted while waiting
+     */
+    public static <T> T await(CompletableFuture<T> future) throws KeeperException, InterruptedException {
+        try {
+            return future.get();
+        } catch (ExecutionException e) {
+            Throwable cause = unwrap(e);
+            if (cause instanceof KeeperException ke) {
+                throw ke;
+            }
+            if (cause instanceof RuntimeException re) {
+                throw re;
+            }
+            throw new IllegalStateException(cause);
+        }
     }
 }

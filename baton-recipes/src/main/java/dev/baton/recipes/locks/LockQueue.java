@@ -13,7 +13,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.apache.zookeeper.CreateMode;
@@ -146,7 +145,7 @@ final class LockQueue {
     static <T> T await(CompletableFuture<T> acquisition, Consumer<? super T> release)
             throws KeeperException, InterruptedException {
         try {
-            return acquisition.get();
+            return Failures.await(acquisition);
         } catch (InterruptedException e) {
             if (!acquisition.complete(null) && !acquisition.isCompletedExceptionally()) {
                 T won = acquisition.getNow(null);
@@ -155,15 +154,6 @@ final class LockQueue {
                 }
             }
             throw e;
-        } catch (ExecutionException e) {
-            Throwable cause = Failures.unwrap(e);
-            if (cause instanceof KeeperException ke) {
-                throw ke;
-            }
-            if (cause instanceof RuntimeException re) {
-                throw re;
-            }
-            throw new IllegalStateException(cause);
         }
     }
 
