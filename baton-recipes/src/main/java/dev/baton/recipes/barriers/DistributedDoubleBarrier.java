@@ -2,11 +2,13 @@ package dev.baton.recipes.barriers;
 
 import dev.baton.BatonClient;
 import dev.baton.BatonPaths;
+import dev.baton.Failures;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.zookeeper.CreateMode;
@@ -36,8 +38,13 @@ import org.slf4j.LoggerFactory;
  *
  * <h2>Protocol</h2>
  * Writes are: each member creates its node and deletes it; {@code ready} is created once and deleted once. No
- * write is issued that is expected to fail (Curator lets every member try to create and delete {@code ready}).
+ * write is issued that is expected to fail (Curator lets every member try to create and delete {@code ready}, and
+ * every member race to create a new barrier path).
  * <ul>
+ *   <li>A new barrier path: members that find it missing agree on who creates it. Each adds an ephemeral
+ *       sequential marker {@code <name>.creating-<seq>} beside it (in the parent); the member whose marker sorts
+ *       first creates the path and deletes its marker in one transaction, the others wait for that marker to go
+ *       and then delete their own. Markers live for a few round trips and only while a new path is being made.</li>
  *   <li>{@code enter}: create our node, then list the members together with the barrier node's stat. If
  *       {@code ready} is there, we are through. If there are at least {@code memberQty} members and the last
  *       change to the member list was our own create (the parent's {@code pzxid} equals our node's {@code czxid}),
@@ -50,16 +57,16 @@ import org.slf4j.LoggerFactory;
  *       also the order Curator's members follow, so mixed barriers leave in agreement.</li>
  * </ul>
  * A waiting call re-reads the server's state after every wake-up, connection events included; a wake-up alone is
- * never taken as progress. Requests per member and round (measured, no faults): 4 for {@code enter} (existence
- * check of the barrier path, create, list, watch on {@code ready}; the completing member creates {@code ready}
- * instead of watching), 4 for {@code leave} (2 to 4 for the lowest member, plus one list per wake-up).
+ * never taken as progress. Requests per member and round (measured, no faults): 4 for {@code enter} on an
+ * existing path (existence check of the barrier path, create, list, watch on {@code ready}; the completing member
+ * creates {@code ready} instead of watching), 2 or 3 more on a new path (marker, list, and a watch on the first
+ * marker for all but its owner), 4 for {@code leave} (2 to 4 for the lowest member, plus one list per wake-up).
  *
  * <h2>Failed writes</h2>
- * Two races remain that no ZooKeeper write can avoid: members that find a brand-new barrier path missing at the
- * same moment each create it (all but one get {@code NodeExists}, which is ignored), and with more than
- * {@code memberQty} members entering at once, two of them may both complete the barrier and both create
- * {@code ready} (one gets {@code NodeExists}, ignored). With exactly {@code memberQty} members on an existing
- * path there are none.
+ * None in a round of {@code memberQty} members. Left: with more than {@code memberQty} members entering at once,
+ * two of them may both complete the barrier and both create {@code ready} (one gets {@code NodeExists}, ignored);
+ * a missing parent of a new barrier path costs each member one marker create that finds no parent (once per
+ * missing level); and a Curator member may create a new path under a Baton member's marker.
  *
  * <h2>Failures</h2>
  * <ul>
@@ -88,6 +95,8 @@ import org.slf4j.LoggerFactory;
 public final class DistributedDoubleBarrier {
     private static final Logger LOG = LoggerFactory.getLogger(DistributedDoubleBarrier.class);
     static final String READY_NODE = "ready";
+    /** Names the markers of members agreeing on who creates a new path: {@code <name>.creating-<seq>}. */
+    static final String CREATING_MARKER = ".creating-";
 
     private enum Phase { IDLE, ENTERING, ENTERED, LEAVING }
 
@@ -95,7 +104,7 @@ public final class DistributedDoubleBarrier {
     private final String barrierPath;
     private final String readyPath;
     private final int memberQty;
-    /** Creates of the barrier path that met NodeExists (members racing to create a new path); for tests. */
+    /** Path writes that failed (a parent missing, a path swept or made by a foreign client); for tests. */
     final AtomicInteger failedPathCreates = new AtomicInteger();
     /** Protocol writes (ready, member nodes) that failed; for tests and benchmarks. */
     final AtomicInteger failedWrites = new AtomicInteger();
@@ -208,16 +217,21 @@ public final class DistributedDoubleBarrier {
         boolean entered = false;
         boolean nodeGone = false;
         try {
-            ensureBarrierPath();
             String name = UUID.randomUUID().toString();
-            path = BatonPaths.makePath(barrierPath, name);
+            String member = BatonPaths.makePath(barrierPath, name);
             Stat created = new Stat();
-            try {
-                client.create().withMode(CreateMode.EPHEMERAL).storingStatIn(created).forPath(path);
-            } catch (KeeperException.NoNodeException e) {
-                // The (empty, container) barrier path was swept between the check and the create.
-                client.create().creatingParentContainersIfNeeded().withMode(CreateMode.EPHEMERAL)
-                        .storingStatIn(created).forPath(path);
+            while (true) {
+                if (!ensurePath(barrierPath, deadline)) {
+                    return false;
+                }
+                try {
+                    client.create().withMode(CreateMode.EPHEMERAL).storingStatIn(created).forPath(member);
+                    path = member;
+                    break;
+                } catch (KeeperException.NoNodeException e) {
+                    // The (empty, container) barrier path was swept between the check and the create.
+                    failedPathCreates.incrementAndGet();
+                }
             }
             session = created.getEphemeralOwner();
             synchronized (this) {
@@ -286,18 +300,92 @@ public final class DistributedDoubleBarrier {
     }
 
     /**
-     * Makes sure the barrier path exists. A check first, so that members arriving at an existing path (the usual
-     * case) issue no create that fails; members that find a new path missing at the same moment race to create
-     * it, and all but one get {@code NodeExists}.
+     * Makes sure {@code path} exists, without a create that is expected to fail. Members arriving at an existing
+     * path (the usual case) only check it. Members that find a new path missing agree on one of them to create
+     * it: each adds an ephemeral sequential marker {@code <name>.creating-<seq>} beside the path; the member whose
+     * marker sorts first creates the path and deletes its marker in one transaction, while the others watch that
+     * marker and go on once it is gone. Should that member die first, its marker vanishes all the same: the
+     * caller's create under the path then finds it missing and asks again. Every member deletes its own marker.
+     * A missing parent is made the same way one level up (the marker create that finds it missing is the one
+     * failed write left, once per member and missing level).
+     *
+     * @return false if the deadline passed first (the marker is removed)
      */
-    private void ensureBarrierPath() throws KeeperException, InterruptedException {
-        if (client.checkExists().forPath(barrierPath) != null) {
-            return;
+    private boolean ensurePath(String path, Deadline deadline) throws KeeperException, InterruptedException {
+        if (client.checkExists().forPath(path) != null) {
+            return true;
         }
+        String parent = BatonPaths.parent(path);
+        String name = BatonPaths.nodeName(path);
+        String markerPrefix = name + CREATING_MARKER;
+        CompletableFuture<String> created = client.create().withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
+                .forPathAsync(BatonPaths.makePath(parent, markerPrefix));
+        CompletableFuture<List<String>> listed = client.getChildren().forPathAsync(parent); // pipelined
+        String marker;
         try {
-            client.create().creatingParentContainersIfNeeded().withMode(CreateMode.CONTAINER).forPath(barrierPath);
-        } catch (KeeperException.NodeExistsException e) {
+            marker = Failures.await(created);
+        } catch (KeeperException.NoNodeException e) {
+            listed.exceptionally(error -> null);
             failedPathCreates.incrementAndGet();
+            return ensurePath(parent, deadline) && ensurePath(path, deadline);
+        }
+        Signal signal = new Signal();
+        WatchScope watch = new WatchScope(client, signal);
+        boolean ours = true; // our marker is ours to delete
+        boolean fired = true;
+        try {
+            List<String> children = Failures.await(listed);
+            while (!children.contains(name)) {
+                String first = BatonPaths.makePath(parent, markers(children, markerPrefix).get(0));
+                if (first.equals(marker)) {
+                    createPath(path, marker);
+                    ours = false;
+                    return true;
+                }
+                int mark = signal.mark();
+                watch.watching(first, Watcher.WatcherType.Data);
+                if (client.checkExists().usingWatcher(signal).forPath(first) == null) {
+                    return true; // its member made the path (or died: the caller will find out)
+                }
+                if (!signal.await(mark, deadline)) {
+                    fired = false;
+                    return false;
+                }
+                if (signal.sawDeleted()) {
+                    return true;
+                }
+                children = client.getChildren().forPath(parent); // a connection event: look again
+            }
+            return true;
+        } finally {
+            watch.close(!fired);
+            if (ours) {
+                client.delete().guaranteed().quietly().forPathAsync(marker).exceptionally(error -> null);
+            }
+        }
+    }
+
+    /** The path-creation markers among {@code children}, in creation order. */
+    private static List<String> markers(List<String> children, String markerPrefix) {
+        List<String> markers = new ArrayList<>();
+        for (String child : children) {
+            if (child.startsWith(markerPrefix)) {
+                markers.add(child);
+            }
+        }
+        return BatonPaths.sortBySequence(markers, CREATING_MARKER);
+    }
+
+    /** Creates the path and deletes our marker in one transaction: the waiters wake when the path is there. */
+    private void createPath(String path, String marker) throws KeeperException, InterruptedException {
+        try {
+            client.transaction().forOperations(
+                    client.transactionOp().create().withMode(CreateMode.CONTAINER).forPath(path),
+                    client.transactionOp().delete().forPath(marker));
+        } catch (KeeperException.NodeExistsException e) {
+            // Created by a client that takes no part in the markers (a Curator member).
+            failedPathCreates.incrementAndGet();
+            client.delete().guaranteed().quietly().forPath(marker);
         }
     }
 

@@ -12,12 +12,15 @@ import org.apache.zookeeper.Watcher;
 final class Signal implements Watcher {
     private int events;
     private boolean created;
+    private boolean deleted;
 
     @Override
     public synchronized void process(WatchedEvent event) {
         events++;
         if (event.getType() == Event.EventType.NodeCreated) {
             created = true;
+        } else if (event.getType() == Event.EventType.NodeDeleted) {
+            deleted = true;
         }
         notifyAll();
     }
@@ -30,6 +33,11 @@ final class Signal implements Watcher {
     /** @return true once a {@code NodeCreated} event arrived (meaningful when only one path is watched) */
     synchronized boolean sawCreated() {
         return created;
+    }
+
+    /** @return true once a {@code NodeDeleted} event arrived (meaningful when only one path is watched) */
+    synchronized boolean sawDeleted() {
+        return deleted;
     }
 
     /**

@@ -25,10 +25,14 @@ final class Clients implements AutoCloseable {
         return newClient(Duration.ofSeconds(5), new RetryNTimes(3, 100));
     }
 
+    /**
+     * A client without ensemble tracking: the tracker's own watch on {@code /zookeeper/config}, set just after
+     * connecting, would otherwise race the tests that count the server's watches.
+     */
     BatonClient newClient(Duration connectionTimeout, RetryPolicy retryPolicy) throws InterruptedException {
         BatonClient client = Baton.builder().connectString(zk.connectString())
                 .sessionTimeout(Duration.ofSeconds(10)).connectionTimeout(connectionTimeout)
-                .retryPolicy(retryPolicy).build();
+                .retryPolicy(retryPolicy).ensembleTracker(false).build();
         open.add(client);
         client.start();
         assertThat(client.blockUntilConnected(10, TimeUnit.SECONDS)).isTrue();
