@@ -60,10 +60,14 @@ import org.apache.zookeeper.KeeperException;
  * takes the mutex.
  *
  * <h2>Several leases</h2>
- * {@link #acquire(int)} takes leases one after the other, each queued fairly, all or nothing within one deadline,
- * as Curator does. As with Curator, concurrent multi-lease acquirers that each hold part of what they need can
- * wait for each other while their partial holds fill the semaphore: keep {@code qty} small against
- * {@code maxLeases}.
+ * {@link #acquire(int)} takes its leases one after the other, all or nothing within one deadline. Taken one by
+ * one without more, two multi-lease acquirers could each hold part of what they need while their partial holds
+ * fill the semaphore, and wait for each other for ever (Curator's semaphore can). So a multi-lease acquire first
+ * takes the mutex at {@code <path>/locks} and holds it until it has all its leases: multi-lease acquirers go one
+ * at a time, and single-lease acquirers that would have to wait meanwhile queue behind the mutex as they do for a
+ * Curator client. Holders never need the mutex to return a lease, so the one multi-lease acquirer in progress
+ * always gets its leases once enough are returned. ({@code qty > maxLeases} can never be granted: such an
+ * acquire waits until its deadline.)
  *
  * <p>Thread-safe. No thread of its own; {@link #acquireAsync()} holds no thread while waiting. A holder learns
  * when a lease may be lost or is lost through {@link #getHoldListenable()} and {@link Lease#state()}.
@@ -375,7 +379,11 @@ public final class InterProcessSemaphoreV2 {
      */
     private CompletableFuture<Collection<Lease>> acquireNanos(int qty, long timeoutNanos) {
         Acquisition acquisition = new Acquisition(qty, timeoutNanos);
-        acquisition.next();
+        if (qty > 1) {
+            acquisition.viaCuratorMutex(); // multi-lease acquirers one at a time (see the class comment)
+        } else {
+            acquisition.next();
+        }
         return acquisition.result;
     }
 
@@ -386,6 +394,8 @@ public final class InterProcessSemaphoreV2 {
         private final int qty;
         private final long deadline;
         private final boolean timed;
+        /** Guarded by this. Holding the mutex at {@code <path>/locks}: leases are queued without a presence check. */
+        private boolean underCuratorMutex;
 
         Acquisition(int qty, long timeoutNanos) {
             this.qty = qty;
@@ -407,23 +417,25 @@ public final class InterProcessSemaphoreV2 {
         }
 
         void next() {
+            boolean viaMutex;
             synchronized (this) {
                 if (taken.size() == qty) {
                     result.complete(List.copyOf(taken));
                     return;
                 }
+                viaMutex = underCuratorMutex;
             }
-            track(leases.acquire(nodeData, remaining(), lockFree), true);
+            track(leases.acquire(nodeData, remaining(), viaMutex ? underMutex : lockFree));
         }
 
         /** Follows one lease attempt; a withdrawn one queues for Curator's mutex first. */
-        private void track(CompletableFuture<Hold> attempt, boolean mayWithdraw) {
+        private void track(CompletableFuture<Hold> attempt) {
             current.set(attempt);
             if (result.isDone()) {
                 attempt.complete(null);
             }
             attempt.whenComplete((hold, error) -> {
-                if (error != null && mayWithdraw && Failures.unwrap(error) instanceof LockQueue.Withdrawn) {
+                if (error != null && Failures.unwrap(error) instanceof LockQueue.Withdrawn) {
                     viaCuratorMutex();
                 } else if (error != null) {
                     giveBack(); // before the caller hears of it: nothing of the attempt stays
@@ -445,8 +457,11 @@ public final class InterProcessSemaphoreV2 {
             });
         }
 
-        /** Queues like a Curator client: the mutex at {@code <path>/locks}, then the lease, then releases it. */
-        private void viaCuratorMutex() {
+        /**
+         * Queues like a Curator client: takes the mutex at {@code <path>/locks}, then the remaining leases, and
+         * releases the mutex when the acquisition ends, whichever way.
+         */
+        void viaCuratorMutex() {
             CompletableFuture<Hold> mutex = curatorMutex.acquire(new byte[0], remaining());
             current.set(mutex);
             if (result.isDone()) {
@@ -460,9 +475,11 @@ public final class InterProcessSemaphoreV2 {
                     giveBack();
                     result.complete(null);
                 } else {
-                    CompletableFuture<Hold> lease = leases.acquire(nodeData, remaining(), underMutex);
-                    lease.whenComplete((h, e) -> mutexHold.release());
-                    track(lease, false);
+                    synchronized (this) {
+                        underCuratorMutex = true;
+                    }
+                    result.whenComplete((got, e) -> mutexHold.release());
+                    next();
                 }
             });
         }

@@ -73,6 +73,46 @@ class InterProcessSemaphoreV2Test {
         assertThat(maxOut.get()).isBetween(1, 3);
     }
 
+    /**
+     * Multi-lease acquirers asking for every lease at once: taken lease by lease without more, two of them would
+     * soon each hold one and wait for the other for ever.
+     */
+    @Test
+    void multiLeaseAcquirersAskingForAllLeasesDoNotDeadlock() throws Exception {
+        AtomicInteger out = new AtomicInteger();
+        AtomicInteger maxOut = new AtomicInteger();
+        ExecutorService pool = Executors.newFixedThreadPool(4);
+        try {
+            List<Future<Integer>> workers = new ArrayList<>();
+            for (int c = 0; c < 4; c++) {
+                InterProcessSemaphoreV2 semaphore = new InterProcessSemaphoreV2(clients.baton(), "/sem/all", 2);
+                int qty = c < 3 ? 2 : 1; // three ask for both leases, one for a single lease
+                workers.add(pool.submit(() -> {
+                    int granted = 0;
+                    for (int i = 0; i < 15; i++) {
+                        Collection<Lease> leases = semaphore.acquire(qty, 20, TimeUnit.SECONDS);
+                        if (leases == null) {
+                            continue;
+                        }
+                        granted++;
+                        maxOut.accumulateAndGet(out.addAndGet(qty), Math::max);
+                        Thread.yield();
+                        out.addAndGet(-qty);
+                        semaphore.returnAll(leases);
+                    }
+                    return granted;
+                }));
+            }
+            for (Future<Integer> w : workers) {
+                assertThat(w.get(100, TimeUnit.SECONDS)).as("acquires granted of 15").isEqualTo(15);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        assertThat(maxOut.get()).isBetween(1, 2);
+        assertThat(new InterProcessSemaphoreV2(clients.baton(), "/sem/all", 2).getParticipantNodes()).isEmpty();
+    }
+
     @Test
     void aHolderFurtherAheadThanThePredecessorHandsItsLeaseOn() throws Exception {
         InterProcessSemaphoreV2 a = new InterProcessSemaphoreV2(clients.baton(), "/sem/window", 2);
