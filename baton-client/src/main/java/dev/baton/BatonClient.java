@@ -6,6 +6,7 @@ import dev.baton.state.ConnectionState;
 import dev.baton.state.ConnectionStateErrorPolicy;
 import dev.baton.state.ConnectionStateListener;
 import java.time.Duration;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import org.apache.zookeeper.ZooKeeper;
 
@@ -107,6 +108,20 @@ public interface BatonClient extends AutoCloseable {
      *         or the client is not started or closed
      */
     Duration safeFor();
+
+    /**
+     * Runs a short task once, after a delay, on the client's scheduler thread (the thread that also runs retries),
+     * so that recipes and users can time out or pause asynchronous work without a thread of their own. The task
+     * must not block. Tasks still pending when the client closes are dropped.
+     *
+     * @param task what to run
+     * @param delay how long from now, {@code >= 0}
+     * @return a handle to cancel the task; cancelling removes it from the scheduler
+     * @throws NullPointerException if an argument is null
+     * @throws IllegalArgumentException if {@code delay} is negative
+     * @throws IllegalStateException if the client is not started or is closed
+     */
+    ScheduledFuture<?> schedule(Runnable task, Duration delay);
 
     /** @return listeners of {@link ConnectionState} changes, called in order on the client's event thread */
     Listenable<ConnectionStateListener> getConnectionStateListenable();

@@ -9,6 +9,8 @@ import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import org.apache.zookeeper.CreateMode;
@@ -19,6 +21,7 @@ import org.apache.zookeeper.ZooKeeper;
 
 /** A {@link BatonClient} over a shared {@link ClientCore}, with its own namespace. */
 final class DefaultBatonClient implements BatonClient {
+    private static final Duration NEVER = Duration.ofDays(365L * 100);
     private final ClientCore core;
     private final Namespace namespace;
     private final boolean root;
@@ -122,6 +125,22 @@ final class DefaultBatonClient implements BatonClient {
     @Override
     public Duration safeFor() {
         return core.state() == State.STARTED ? core.session().safeFor() : Duration.ZERO;
+    }
+
+    @Override
+    public ScheduledFuture<?> schedule(Runnable task, Duration delay) {
+        Objects.requireNonNull(task, "task");
+        if (Objects.requireNonNull(delay, "delay").isNegative()) {
+            throw new IllegalArgumentException("delay must be >= 0, was " + delay);
+        }
+        core.checkStarted();
+        // Duration.toNanos overflows past ~292 years; such a delay means never.
+        long nanos = delay.compareTo(NEVER) > 0 ? NEVER.toNanos() : delay.toNanos();
+        try {
+            return core.scheduler().schedule(task, nanos, TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException e) {
+            throw core.closedException();
+        }
     }
 
     @Override

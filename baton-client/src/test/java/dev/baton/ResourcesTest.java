@@ -1,12 +1,15 @@
 package dev.baton;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.baton.retry.RetryOneTime;
 import dev.baton.testing.EmbeddedZooKeeperExtension;
 import java.time.Duration;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.apache.zookeeper.CreateMode;
@@ -42,6 +45,9 @@ class ResourcesTest {
         client.create().withMode(CreateMode.EPHEMERAL).forPathAsync("/resources").get(10, TimeUnit.SECONDS);
         client.getData().inBackground((c, e) -> { }).forPath("/resources");
         client.checkExists().forPath("/resources");
+        CompletableFuture<Void> ran = new CompletableFuture<>();
+        client.schedule(() -> ran.complete(null), Duration.ofMillis(1));
+        ran.get(10, TimeUnit.SECONDS);
 
         Set<Thread> added = liveThreads();
         added.removeAll(before);
@@ -60,6 +66,42 @@ class ResourcesTest {
             left.removeAll(before);
             assertThat(names(left)).as("threads left after close").isEmpty();
         });
+    }
+
+    @Test
+    void scheduleRunsOnTheClientsSchedulerAndCancelsAndChecksItsArguments() throws Exception {
+        BatonClient client = Baton.newClient(zk.connectString(), new RetryOneTime(10));
+        assertThatThrownBy(() -> client.schedule(() -> { }, Duration.ZERO))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("not started");
+        client.start();
+        try {
+            CompletableFuture<String> ranOn = new CompletableFuture<>();
+            long start = System.nanoTime();
+            client.schedule(() -> ranOn.complete(Thread.currentThread().getName()), Duration.ofMillis(50));
+            assertThat(ranOn.get(10, TimeUnit.SECONDS)).startsWith("baton-scheduler-");
+            assertThat(System.nanoTime() - start).isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(50));
+
+            CompletableFuture<Void> cancelled = new CompletableFuture<>();
+            ScheduledFuture<?> task = client.schedule(() -> cancelled.complete(null), Duration.ofMillis(200));
+            assertThat(task.cancel(false)).isTrue();
+            CompletableFuture<Void> later = new CompletableFuture<>();
+            client.schedule(() -> later.complete(null), Duration.ofMillis(400));
+            later.get(10, TimeUnit.SECONDS);
+            assertThat(cancelled).isNotDone();
+            // Delays beyond what nanoseconds can count mean "never", not an overflow into the past.
+            client.schedule(() -> cancelled.complete(null), Duration.ofSeconds(Long.MAX_VALUE)).cancel(false);
+
+            assertThatThrownBy(() -> client.schedule(null, Duration.ZERO)).isInstanceOf(NullPointerException.class)
+                    .hasMessageContaining("task");
+            assertThatThrownBy(() -> client.schedule(() -> { }, null)).isInstanceOf(NullPointerException.class)
+                    .hasMessageContaining("delay");
+            assertThatThrownBy(() -> client.schedule(() -> { }, Duration.ofMillis(-1)))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("delay").hasMessageContaining("-");
+        } finally {
+            client.close();
+        }
+        assertThatThrownBy(() -> client.schedule(() -> { }, Duration.ZERO))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("closed");
     }
 
     @Test

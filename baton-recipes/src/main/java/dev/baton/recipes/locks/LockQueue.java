@@ -13,7 +13,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.ScheduledFuture;
 import java.util.function.Consumer;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
@@ -244,7 +244,13 @@ final class LockQueue {
             client.getConnectionStateListenable().addListener(this);
             result.whenComplete((hold, error) -> finish(hold));
             if (timeoutNanos >= 0) {
-                result.completeOnTimeout(null, timeoutNanos, TimeUnit.NANOSECONDS);
+                try { // on the client's scheduler: the JDK's delay thread would be one more thread
+                    ScheduledFuture<?> timer = client.schedule(() -> result.complete(null),
+                            Duration.ofNanos(timeoutNanos));
+                    result.whenComplete((hold, error) -> timer.cancel(false));
+                } catch (IllegalStateException e) {
+                    result.completeExceptionally(e); // client not started, or closed
+                }
             }
             enqueue();
             // Cancelling the returned future (completing it with null) cancels the attempt.
