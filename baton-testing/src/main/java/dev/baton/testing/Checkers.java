@@ -72,7 +72,57 @@ public final class Checkers {
      * @throws IllegalArgumentException if {@code resumeGrace} is negative
      */
     public static HistoryChecker mutualExclusion(Duration resumeGrace) {
-        return new MutualExclusionChecker(nonNegative(resumeGrace, "resumeGrace"));
+        return new MutualExclusionChecker(nonNegative(resumeGrace, "resumeGrace"), MutualExclusionChecker.atMost(1));
+    }
+
+    /**
+     * A counting limit, for semaphores, with the {@link #DEFAULT_RESUME_GRACE}: at no point do more than {@code
+     * maxHolders} clients effectively hold the same key (see the class documentation). Reported as {@link
+     * #mutualExclusion()} reports, once per episode (from the point where one holder too many appears until no
+     * more than {@code maxHolders} remain).
+     *
+     * @param maxHolders how many clients may hold a key at once, e.g. a semaphore's {@code maxLeases}
+     * @throws IllegalArgumentException if {@code maxHolders <= 0}
+     */
+    public static HistoryChecker atMostHolders(int maxHolders) {
+        return atMostHolders(maxHolders, DEFAULT_RESUME_GRACE);
+    }
+
+    /**
+     * A counting limit as {@link #atMostHolders(int)}, with the given resume grace; {@code atMostHolders(1,
+     * grace)} is {@link #mutualExclusion(Duration) mutualExclusion(grace)}.
+     *
+     * @throws IllegalArgumentException if {@code maxHolders <= 0} or {@code resumeGrace} is negative
+     */
+    public static HistoryChecker atMostHolders(int maxHolders, Duration resumeGrace) {
+        if (maxHolders <= 0) {
+            throw new IllegalArgumentException("maxHolders must be positive: " + maxHolders);
+        }
+        return new MutualExclusionChecker(nonNegative(resumeGrace, "resumeGrace"),
+                MutualExclusionChecker.atMost(maxHolders));
+    }
+
+    /**
+     * A read-write lock recorded as two lock names, with the {@link #DEFAULT_RESUME_GRACE}: while a client
+     * effectively holds {@code writeLock}, no other client effectively holds {@code writeLock} or {@code
+     * readLock}; any number of clients may hold {@code readLock} together. A client that holds both itself (it
+     * took the read lock while writing: a downgrade) conflicts with nobody by that alone. Only these two names
+     * are checked, so this checker replaces {@link #mutualExclusion()} (which would object to readers sharing
+     * {@code readLock}) for a read-write lock. Reported once per episode, with the window from the start of the
+     * earliest conflicting hold.
+     *
+     * @param writeLock the name under which writers record their holds
+     * @param readLock the name under which readers record their holds
+     * @throws IllegalArgumentException if the two names are equal
+     */
+    public static HistoryChecker readWriteExclusion(String writeLock, String readLock) {
+        Objects.requireNonNull(writeLock, "writeLock");
+        Objects.requireNonNull(readLock, "readLock");
+        if (writeLock.equals(readLock)) {
+            throw new IllegalArgumentException("the read and write locks need two names, both were " + writeLock);
+        }
+        return new MutualExclusionChecker(DEFAULT_RESUME_GRACE.toNanos(),
+                MutualExclusionChecker.readWrite(writeLock, readLock));
     }
 
     /**
@@ -82,9 +132,15 @@ public final class Checkers {
      * with no other acquisition in between, is the same hold resumed (e.g. a leader that kept its node across
      * a reconnect) and is not a violation. Events without a token are skipped. The window runs from the
      * acquisition with the highest earlier token to the offending one.
+     *
+     * <p>When some keys are shared rather than exclusive (the readers of a read-write lock; a semaphore whose
+     * leases can be granted several at once, whose holders then learn of it in any order), name the exclusive
+     * keys to check.
+     *
+     * @param names the lock/leadership names to check; none: every key
      */
-    public static HistoryChecker fencingTokensIncrease() {
-        return new FencingTokenChecker();
+    public static HistoryChecker fencingTokensIncrease(String... names) {
+        return new FencingTokenChecker(Set.of(names));
     }
 
     /**

@@ -10,6 +10,13 @@ import java.util.Set;
 /** See {@link Checkers#fencingTokensIncrease()}. */
 final class FencingTokenChecker implements HistoryChecker {
 
+    /** The names checked; empty: all. */
+    private final Set<String> names;
+
+    FencingTokenChecker(Set<String> names) {
+        this.names = names;
+    }
+
     @Override
     public String name() {
         return "fencing-tokens-increase";
@@ -21,7 +28,8 @@ final class FencingTokenChecker implements HistoryChecker {
         Map<HoldTracker.Key, Event> lastAcquire = new HashMap<>();
         List<Violation> out = new ArrayList<>();
         for (Event e : events) {
-            if (e.kind() != History.Kind.ACQUIRED && e.kind() != History.Kind.BECAME_LEADER) {
+            if (e.kind() != History.Kind.ACQUIRED && e.kind() != History.Kind.BECAME_LEADER
+                    || !names.isEmpty() && !names.contains(e.name())) {
                 continue;
             }
             HoldTracker.Key key = HoldTracker.keyOf(e);

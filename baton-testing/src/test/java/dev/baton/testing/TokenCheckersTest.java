@@ -32,6 +32,21 @@ class TokenCheckersTest {
     }
 
     @Test
+    void onlyTheNamedKeysAreChecked() {
+        List<History.Event> h = new Script()
+                .at(0, "r1", ACQUIRED, "read", 6)    // readers share: they learn of their grants in any order
+                .at(1, "r2", ACQUIRED, "read", 5)
+                .at(2, "w1", ACQUIRED, "write", 4)
+                .at(3, "w1", RELEASED, "write", 4)
+                .at(4, "w2", ACQUIRED, "write", 3)   // #4 a real violation
+                .events();
+
+        assertThat(Checkers.fencingTokensIncrease("write").check(h)).singleElement()
+                .satisfies(x -> assertThat(x.message()).contains("w2 got token 3"));
+        assertThat(increasing.check(h)).hasSize(2);
+    }
+
+    @Test
     void equalTokensAcrossSuccessiveHoldersAreAViolation() {
         List<History.Event> h = new Script()
                 .at(0, "a", ACQUIRED, "/lock", 3)       // #0

@@ -40,8 +40,16 @@ public final class FaultClients {
                 recorder.disconnected(state.name());
             }
         });
-        client.start();
-        assertThat(client.blockUntilConnected(30, TimeUnit.SECONDS)).isTrue();
+        boolean connected = false;
+        try {
+            client.start();
+            connected = client.blockUntilConnected(30, TimeUnit.SECONDS);
+        } finally {
+            if (!connected) {
+                client.close(); // not left running when the test fails here
+            }
+        }
+        assertThat(connected).as("connected through %s", link).isTrue();
         return client;
     }
 

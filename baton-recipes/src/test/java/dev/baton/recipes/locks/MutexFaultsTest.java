@@ -3,18 +3,12 @@ package dev.baton.recipes.locks;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.baton.BatonClient;
-import dev.baton.recipes.faults.FaultClients;
 import dev.baton.testing.Checkers;
-import dev.baton.testing.ClientLink;
-import dev.baton.testing.DriverProcess;
 import dev.baton.testing.GuardedResource;
 import dev.baton.testing.History;
 import dev.baton.testing.TcpProxy;
 import dev.baton.testing.ZooKeeperEnsembleExtension;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -41,79 +35,23 @@ class MutexFaultsTest {
 
     private final History history = new History();
     private final GuardedResource resource = new GuardedResource("resource", history);
-    private final List<Locker> lockers = new ArrayList<>();
+    private final FaultHolders holders = new FaultHolders(zk, SESSION, history, resource);
 
-    /** One in-process client with a mutex, recording what it believes. */
-    private final class Locker implements AutoCloseable {
-        final String name;
-        final ClientLink link;
-        final BatonClient client;
-        final InterProcessMutex mutex;
-        final History.Recorder recorder;
-        final List<HoldState> holdStates = new java.util.concurrent.CopyOnWriteArrayList<>();
-        volatile Hold hold;
-
-        Locker(String name, String path) throws InterruptedException {
-            this.name = name;
-            this.link = zk.newClientLink();
-            this.recorder = history.recorder(name);
-            this.client = FaultClients.open(link, SESSION, recorder);
-            this.mutex = new InterProcessMutex(client, path);
-            mutex.getHoldListenable().addListener((h, state) -> {
-                holdStates.add(state);
-                if (state == HoldState.LOST) {
-                    recorder.lost(LOCK, h.fencingToken(), "hold lost");
-                }
-            });
-        }
-
-        /** Acquires without a thread; the future completes once held and recorded. */
-        CompletableFuture<Hold> acquire() {
-            return mutex.acquireAsync().thenApply(h -> {
-                hold = h;
-                recorder.acquired(LOCK, h.fencingToken());
-                return h;
-            });
-        }
-
-        boolean use() {
-            Hold h = hold;
-            return h != null && resource.use(name, h.fencingToken());
-        }
-
-        int serverId() {
-            return FaultClients.serverId(client, link);
-        }
-
-        @Override
-        public void close() {
-            Hold h = hold;
-            if (h != null && h.isHeld()) {
-                recorder.released(LOCK, h.fencingToken());
-                h.release();
-            }
-            client.close();
-            link.close();
-        }
-    }
-
-    private Locker locker(String name, String path) throws InterruptedException {
-        Locker l = new Locker(name, path);
-        lockers.add(l);
-        return l;
+    private FaultHolders.Holder<Hold> locker(String name, String path) throws InterruptedException {
+        return holders.mutex(name, LOCK, path);
     }
 
     @AfterEach
     void checkHistory() {
-        lockers.forEach(Locker::close);
+        holders.close();
         Checkers.assertValid(history, Checkers.mutualExclusion(), Checkers.fencingTokensIncrease(),
                 Checkers.noStaleTokenAccepted());
     }
 
     @Test
     void holderSessionExpiredOnTheServer() throws Exception {
-        Locker holder = locker("h", "/faults/mutex-expiry");
-        Locker waiter = locker("w", "/faults/mutex-expiry");
+        FaultHolders.Holder<Hold> holder = locker("h", "/faults/mutex-expiry");
+        FaultHolders.Holder<Hold> waiter = locker("w", "/faults/mutex-expiry");
         holder.acquire().get(20, TimeUnit.SECONDS);
         assertThat(holder.use()).isTrue();
         CompletableFuture<Hold> waiting = waiter.acquire();
@@ -123,18 +61,18 @@ class MutexFaultsTest {
         zk.ensemble().expireSession(holder.client.getZooKeeper());
 
         Hold taken = waiting.get(TAKEOVER_BOUND.toMillis(), TimeUnit.MILLISECONDS);
-        assertThat(taken.fencingToken()).isGreaterThan(holder.hold.fencingToken());
+        assertThat(taken.fencingToken()).isGreaterThan(holder.hold().fencingToken());
         assertThat(waiter.use()).isTrue();
         await().atMost(Duration.ofSeconds(20)).until(() -> holder.holdStates.contains(HoldState.LOST));
-        assertThat(holder.mutex.isAcquiredInThisProcess()).isFalse();
-        assertThat(holder.hold.isHeld()).isFalse();
+        assertThat(holder.recipe.heldInThisProcess()).isFalse();
+        assertThat(holder.hold().isHeld()).isFalse();
         assertThat(holder.use()).as("the old holder's token is refused").isFalse();
     }
 
     @Test
     void holdersServerKilled() throws Exception {
-        Locker holder = locker("h", "/faults/mutex-kill");
-        Locker waiter = locker("w", "/faults/mutex-kill");
+        FaultHolders.Holder<Hold> holder = locker("h", "/faults/mutex-kill");
+        FaultHolders.Holder<Hold> waiter = locker("w", "/faults/mutex-kill");
         Hold hold = holder.acquire().get(20, TimeUnit.SECONDS);
         CompletableFuture<Hold> waiting = waiter.acquire();
         int server = holder.serverId();
@@ -146,8 +84,7 @@ class MutexFaultsTest {
         if (hold.state() == HoldState.HELD) {
             assertThat(waiting).isNotDone();
             assertThat(holder.use()).isTrue();
-            holder.recorder.released(LOCK, hold.fencingToken());
-            hold.release();
+            holder.release();
         }
         assertThat(waiting.get(TAKEOVER_BOUND.toMillis(), TimeUnit.MILLISECONDS).fencingToken())
                 .isGreaterThan(hold.fencingToken());
@@ -156,8 +93,8 @@ class MutexFaultsTest {
 
     @Test
     void holderPartitionedBeyondItsSession() throws Exception {
-        Locker holder = locker("h", "/faults/mutex-partition");
-        Locker waiter = locker("w", "/faults/mutex-partition");
+        FaultHolders.Holder<Hold> holder = locker("h", "/faults/mutex-partition");
+        FaultHolders.Holder<Hold> waiter = locker("w", "/faults/mutex-partition");
         Hold hold = holder.acquire().get(20, TimeUnit.SECONDS);
         CompletableFuture<Hold> waiting = waiter.acquire();
 
@@ -171,37 +108,30 @@ class MutexFaultsTest {
 
         holder.link.heal();
         await().atMost(Duration.ofSeconds(30)).until(() -> hold.state() == HoldState.LOST);
-        assertThat(holder.mutex.isAcquiredInThisProcess()).isFalse();
+        assertThat(holder.recipe.heldInThisProcess()).isFalse();
         assertThat(holder.use()).as("the old holder's token is refused").isFalse();
     }
 
     @Test
     void holderJvmPausedPastItsSession() throws Exception {
-        DriverProcess driver = zk.startDriver(DriverProcess.builder(MutexDriver.class).name("paused-holder"));
-        ClientLink link = zk.register(zk.newClientLink());
-        driver.call("start", link.connectString(), "/faults/mutex-pause", Long.toString(SESSION.toMillis()));
-        long token = Long.parseLong(driver.call("acquire"));
-        History.Recorder jvm = history.recorder("jvm");
-        jvm.acquired(LOCK, token);
-        assertThat(resource.use("jvm", token)).isTrue();
-        Locker waiter = locker("w", "/faults/mutex-pause");
+        FaultHolders.Driven jvm = holders.driven("jvm", LOCK, "mutex", "/faults/mutex-pause");
+        long token = jvm.acquire();
+        assertThat(jvm.use()).isTrue();
+        FaultHolders.Holder<Hold> waiter = locker("w", "/faults/mutex-pause");
         CompletableFuture<Hold> waiting = waiter.acquire();
 
-        jvm.paused();
         long pausedAt = System.nanoTime();
-        driver.pause();
+        jvm.pause();
         Hold taken = waiting.get(TAKEOVER_BOUND.toMillis() + 2000, TimeUnit.MILLISECONDS);
         assertThat(Duration.ofNanos(System.nanoTime() - pausedAt)).isLessThan(TAKEOVER_BOUND);
         assertThat(waiter.use()).isTrue();
 
-        driver.resume();
-        jvm.resumed();
+        jvm.resume();
         // Right after the pause the process may still think it holds the lock; its deadline says otherwise.
-        assertThat(driver.call("safe")).isEqualTo("0");
-        driver.awaitEvent(e -> e.equals("hold LOST"), Duration.ofSeconds(20));
-        jvm.lost(LOCK, token, "hold LOST after resume");
-        assertThat(driver.call("held")).isEqualTo("false");
-        assertThat(resource.use("jvm", token)).as("the paused holder's token is refused").isFalse();
+        assertThat(jvm.call("safe")).isEqualTo("0");
+        jvm.awaitLost(Duration.ofSeconds(20));
+        assertThat(jvm.call("held")).isEqualTo("false");
+        assertThat(jvm.use()).as("the paused holder's token is refused").isFalse();
         assertThat(taken.fencingToken()).isGreaterThan(token);
     }
 }
