@@ -41,10 +41,11 @@ import org.slf4j.LoggerFactory;
  * write is issued that is expected to fail (Curator lets every member try to create and delete {@code ready}, and
  * every member race to create a new barrier path).
  * <ul>
- *   <li>A new barrier path: members that find it missing agree on who creates it. Each adds an ephemeral
- *       sequential marker {@code <name>.creating-<seq>} beside it (in the parent); the member whose marker sorts
- *       first creates the path and deletes its marker in one transaction, the others wait for that marker to go
- *       and then delete their own. Markers live for a few round trips and only while a new path is being made.</li>
+ *   <li>A new barrier path: members that find it missing agree on who creates it. Each adds a protected
+ *       ephemeral sequential marker {@code _c_<uuid>-<name>.creating-<seq>} beside it (in the parent); the member
+ *       whose marker sorts first creates the path and deletes its marker in one transaction, the others wait for
+ *       that marker to go and then delete their own. Markers live for a few round trips, only while a new path is
+ *       being made.</li>
  *   <li>{@code enter}: create our node, then list the members together with the barrier node's stat. If
  *       {@code ready} is there, we are through. If there are at least {@code memberQty} members and the last
  *       change to the member list was our own create (the parent's {@code pzxid} equals our node's {@code czxid}),
@@ -95,7 +96,7 @@ import org.slf4j.LoggerFactory;
 public final class DistributedDoubleBarrier {
     private static final Logger LOG = LoggerFactory.getLogger(DistributedDoubleBarrier.class);
     static final String READY_NODE = "ready";
-    /** Names the markers of members agreeing on who creates a new path: {@code <name>.creating-<seq>}. */
+    /** Names the markers of members agreeing on who creates a new path: {@code _c_<uuid>-<name>.creating-<seq>}. */
     static final String CREATING_MARKER = ".creating-";
 
     private enum Phase { IDLE, ENTERING, ENTERED, LEAVING }
@@ -302,9 +303,9 @@ public final class DistributedDoubleBarrier {
     /**
      * Makes sure {@code path} exists, without a create that is expected to fail. Members arriving at an existing
      * path (the usual case) only check it. Members that find a new path missing agree on one of them to create
-     * it: each adds an ephemeral sequential marker {@code <name>.creating-<seq>} beside the path; the member whose
-     * marker sorts first creates the path and deletes its marker in one transaction, while the others watch that
-     * marker and go on once it is gone. Should that member die first, its marker vanishes all the same: the
+     * it: each adds a marker beside the path (see the class comment); the member whose marker sorts first
+     * creates the path and deletes its marker in one transaction, while the others watch that marker and go on
+     * once it is gone. Should that member die first, its marker vanishes all the same: the
      * caller's create under the path then finds it missing and asks again. Every member deletes its own marker.
      * A missing parent is made the same way one level up (the marker create that finds it missing is the one
      * failed write left, once per member and missing level).
@@ -318,8 +319,9 @@ public final class DistributedDoubleBarrier {
         String parent = BatonPaths.parent(path);
         String name = BatonPaths.nodeName(path);
         String markerPrefix = name + CREATING_MARKER;
-        CompletableFuture<String> created = client.create().withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
-                .forPathAsync(BatonPaths.makePath(parent, markerPrefix));
+        // Protected: a marker whose create met connection loss must not be left (first in line) behind.
+        CompletableFuture<String> created = client.create().withProtection()
+                .withMode(CreateMode.EPHEMERAL_SEQUENTIAL).forPathAsync(BatonPaths.makePath(parent, markerPrefix));
         CompletableFuture<List<String>> listed = client.getChildren().forPathAsync(parent); // pipelined
         String marker;
         try {
@@ -369,7 +371,7 @@ public final class DistributedDoubleBarrier {
     private static List<String> markers(List<String> children, String markerPrefix) {
         List<String> markers = new ArrayList<>();
         for (String child : children) {
-            if (child.startsWith(markerPrefix)) {
+            if (BatonPaths.stripProtection(child).startsWith(markerPrefix)) {
                 markers.add(child);
             }
         }
