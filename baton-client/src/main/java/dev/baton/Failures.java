@@ -49,27 +49,79 @@ public final class Failures {
 
     /**
      * Waits for an operation's future and returns its value, or throws its failure as the blocking form of the
-     * operation would: a {@link KeeperException} as itself, a runtime exception as itself, anything else wrapped
-     * in an {@link IllegalStateException}. Interrupting the wait leaves the future running.
+     * operation would: the cause itself if it is a {@link KeeperException}, an {@link InterruptedException}, a
+     * runtime exception or an error; anything else wrapped in an {@link IllegalStateException}. Interrupting the
+     * wait leaves the future running.
      *
      * @param future an operation's future, such as one from {@code forPathAsync}
      * @param <T> the value's type
      * @return the value
      * @throws KeeperException if the operation failed with one
-     * @throws InterruptedException if interrupted while waiting
+     * @throws InterruptedException if interrupted while waiting, or the operation failed with one
+     * @throws java.util.concurrent.CancellationException if the future was cancelled
      */
     public static <T> T await(CompletableFuture<T> future) throws KeeperException, InterruptedException {
         try {
             return future.get();
         } catch (ExecutionException e) {
-            Throwable cause = unwrap(e);
-            if (cause instanceof KeeperException ke) {
-                throw ke;
-            }
-            if (cause instanceof RuntimeException re) {
-                throw re;
-            }
-            throw new IllegalStateException(cause);
+            throw rethrow(e);
         }
+    }
+
+    /**
+     * Throws a failed future's cause as it was thrown, as {@link #await} does.
+     *
+     * @param failure the failure, possibly wrapped
+     * @return never; declared so that callers can write {@code throw rethrow(e)}
+     * @throws KeeperException if the cause is one
+     * @throws InterruptedException if the cause is one
+     */
+    public static RuntimeException rethrow(Throwable failure) throws KeeperException, InterruptedException {
+        Throwable cause = unwrap(failure);
+        if (cause instanceof KeeperException ke) {
+            throw ke;
+        }
+        if (cause instanceof InterruptedException ie) {
+            throw ie;
+        }
+        if (cause instanceof RuntimeException re) {
+            throw re;
+        }
+        if (cause instanceof Error err) {
+            throw err;
+        }
+        throw new IllegalStateException(cause);
+    }
+
+    /**
+     * A failure as a {@link CompletionException} whose cause is the failure itself, for a composition stage to
+     * throw on: the stage's future then fails with that cause, not with a wrapper of a wrapper.
+     *
+     * @param failure the failure, possibly wrapped
+     * @return the exception to throw
+     */
+    public static CompletionException asCompletion(Throwable failure) {
+        Throwable cause = unwrap(failure);
+        return cause instanceof CompletionException ce ? ce : new CompletionException(cause);
+    }
+
+    /**
+     * A future that completes as {@code future} does, but fails with the cause itself rather than a
+     * {@link CompletionException}: what a recipe hands its callers.
+     *
+     * @param future a composition's future
+     * @param <T> the value's type
+     * @return a new future
+     */
+    public static <T> CompletableFuture<T> unwrapped(CompletableFuture<T> future) {
+        CompletableFuture<T> result = new CompletableFuture<>();
+        future.whenComplete((value, error) -> {
+            if (error == null) {
+                result.complete(value);
+            } else {
+                result.completeExceptionally(unwrap(error));
+            }
+        });
+        return result;
     }
 }
