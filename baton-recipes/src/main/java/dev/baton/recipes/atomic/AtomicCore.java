@@ -1,15 +1,23 @@
 package dev.baton.recipes.atomic;
 
 import dev.baton.BatonClient;
+import dev.baton.BatonOp;
 import dev.baton.BatonPaths;
-import dev.baton.BatonTransactionResult;
+import dev.baton.Failures;
+import dev.baton.Requests;
+import dev.baton.recipes.locks.Hold;
 import dev.baton.recipes.locks.InterProcessMutex;
 import dev.baton.retry.RetryPolicy;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
@@ -24,6 +32,12 @@ import org.apache.zookeeper.data.Stat;
  * {@code BadVersion}/{@code NodeExists} for a write that had succeeded, and a retry on top of that would apply an
  * increment twice. After such a connection loss the outcome is unknown and the caller gets
  * {@link KeeperException.ConnectionLossException}. Thread-safe; no state besides the configuration.
+ *
+ * <p>Each operation is written once, as a composition of {@link CompletableFuture}s, and runs in one of two
+ * modes (as the client's own operations do). Blocking: every request is a blocking call on the caller's thread,
+ * so each future is complete when it is returned and the composition runs inline, like straight-line code, with
+ * no thread switch (the benchmarked {@code increment()} costs what it did); pauses between attempts sleep. Not
+ * blocking: requests are sent with {@code forPathAsync}, pauses are scheduled, and no thread waits.
  */
 final class AtomicCore<T> {
 
@@ -56,150 +70,336 @@ final class AtomicCore<T> {
         return path;
     }
 
+    // ---------------------------------------------------------------- the two forms of each operation
+
+    AtomicValue<T> get() throws KeeperException, InterruptedException {
+        return Failures.await(get(true));
+    }
+
+    CompletableFuture<AtomicValue<T>> getAsync() {
+        return async(caller -> get(false));
+    }
+
+    AtomicValue<T> update(UnaryOperator<T> change) throws KeeperException, InterruptedException {
+        return Failures.await(update(change, true, null));
+    }
+
+    CompletableFuture<AtomicValue<T>> updateAsync(UnaryOperator<T> change) {
+        return async(caller -> update(change, false, caller));
+    }
+
+    AtomicValue<T> compareAndSet(T expected, T newValue) throws KeeperException, InterruptedException {
+        return Failures.await(compareAndSet(expected, newValue, true));
+    }
+
+    CompletableFuture<AtomicValue<T>> compareAndSetAsync(T expected, T newValue) {
+        return async(caller -> compareAndSet(expected, newValue, false));
+    }
+
+    AtomicValue<T> forceSet(T newValue) throws KeeperException, InterruptedException {
+        return Failures.await(forceSet(newValue, true, null));
+    }
+
+    CompletableFuture<AtomicValue<T>> forceSetAsync(T newValue) {
+        return async(caller -> forceSet(newValue, false, caller));
+    }
+
+    AtomicValue<T> initialize(T value) throws KeeperException, InterruptedException {
+        return Failures.await(initialize(value, true));
+    }
+
+    CompletableFuture<AtomicValue<T>> initializeAsync(T value) {
+        return async(caller -> initialize(value, false));
+    }
+
+    // ---------------------------------------------------------------- the operations, written once
+
     /** What one read found: the value (0 when missing) and the node's stat, or null when it does not exist. */
     private record Read<T>(T value, Stat stat) {
     }
 
-    private Read<T> read() throws KeeperException, InterruptedException {
+    private CompletableFuture<Read<T>> read(boolean blocking) {
         Stat stat = new Stat();
-        try {
-            byte[] data = client.getData().storingStatIn(stat).forPath(path);
-            return new Read<>(codec.decode(path, data), stat);
-        } catch (KeeperException.NoNodeException e) {
-            return new Read<>(codec.zero(), null);
-        }
+        return Requests.send(blocking, client.getData().storingStatIn(stat), path).handle((data, error) -> {
+            if (error == null) {
+                return new Read<>(codec.decode(path, data), stat);
+            }
+            if (Failures.code(error) == KeeperException.Code.NONODE) {
+                return new Read<>(codec.zero(), null);
+            }
+            throw Failures.asCompletion(error);
+        });
     }
 
-    AtomicValue<T> get() throws KeeperException, InterruptedException {
-        T value = read().value();
-        return new AtomicValue<>(true, value, value);
+    private CompletableFuture<AtomicValue<T>> get(boolean blocking) {
+        return read(blocking).thenApply(read -> new AtomicValue<>(true, read.value(), read.value()));
     }
 
     /**
      * Applies {@code change} optimistically, retrying after lost races while the retry policy allows, then (if
-     * configured) once more under the mutex.
+     * configured) once more under the mutex. {@code caller}: the future handed to an asynchronous caller (null
+     * when blocking); once it is done (cancelled), no further attempt starts.
      */
-    AtomicValue<T> update(UnaryOperator<T> change) throws KeeperException, InterruptedException {
-        AtomicValue<T> result = retrying(change, retryPolicy);
-        if (result.succeeded() || promotedToLock == null) {
-            return result;
-        }
-        InterProcessMutex mutex = new InterProcessMutex(client, promotedToLock.lockPath());
-        Optional<Duration> timeout = promotedToLock.timeout();
-        boolean locked;
-        if (timeout.isPresent()) {
-            locked = mutex.acquire(timeout.get().toNanos(), TimeUnit.NANOSECONDS);
-        } else {
-            mutex.acquire();
-            locked = true;
-        }
-        if (!locked) {
-            return result;
-        }
-        try {
+    private CompletableFuture<AtomicValue<T>> update(UnaryOperator<T> change, boolean blocking,
+            CompletableFuture<?> caller) {
+        return retrying(change, retryPolicy, blocking, caller).thenCompose(result -> {
+            if (result.succeeded() || promotedToLock == null) {
+                return CompletableFuture.completedFuture(result);
+            }
             // Writers that do not use the lock may still race with us: keep checking versions.
-            return retrying(change, promotedToLock.retryPolicy());
-        } finally {
-            mutex.release();
-        }
+            return underLock(blocking, caller, () -> retrying(change, promotedToLock.retryPolicy(), blocking, caller))
+                    .thenApply(locked -> locked != null ? locked : result); // no lock in time: the optimistic outcome
+        });
     }
 
-    private AtomicValue<T> retrying(UnaryOperator<T> change, RetryPolicy policy)
-            throws KeeperException, InterruptedException {
+    private CompletableFuture<AtomicValue<T>> retrying(UnaryOperator<T> change, RetryPolicy policy, boolean blocking,
+            CompletableFuture<?> caller) {
         long start = System.nanoTime();
-        int retryCount = 0;
-        while (true) {
-            Read<T> before = read();
+        int[] retryCount = {0}; // one attempt at a time: each round happens after the previous one
+        return repeat(caller, () -> read(blocking).thenCompose(before -> {
             T next = Objects.requireNonNull(change.apply(before.value()), "new value");
-            if (write(before, next)) {
-                return new AtomicValue<>(true, before.value(), next);
-            }
-            Optional<Duration> delay = policy.delayBeforeRetry(retryCount++, Duration.ofNanos(System.nanoTime() - start));
-            if (delay.isEmpty()) {
-                return new AtomicValue<>(false, before.value(), before.value());
-            }
-            if (!delay.get().isZero()) {
-                Thread.sleep(delay.get().toMillis(), delay.get().toNanosPart() % 1_000_000);
-            }
-        }
+            return write(before, next, blocking).thenCompose(written -> {
+                if (written) {
+                    return CompletableFuture.completedFuture(new AtomicValue<>(true, before.value(), next));
+                }
+                Optional<Duration> delay = policy.delayBeforeRetry(retryCount[0]++,
+                        Duration.ofNanos(System.nanoTime() - start));
+                if (delay.isEmpty()) {
+                    return CompletableFuture.completedFuture(new AtomicValue<>(false, before.value(), before.value()));
+                }
+                return pause(delay.get(), blocking).thenApply(v -> null); // null: another round
+            });
+        }));
     }
 
-    /** One attempt: compare-and-set from the given read, no retries. */
-    AtomicValue<T> compareAndSet(T expected, T newValue) throws KeeperException, InterruptedException {
-        Read<T> before = read();
-        if (!before.value().equals(expected)) {
-            return new AtomicValue<>(false, before.value(), before.value());
-        }
-        boolean ok = write(before, newValue);
-        return new AtomicValue<>(ok, before.value(), ok ? newValue : before.value());
+    /** One attempt: compare-and-set from one read, no retries. */
+    private CompletableFuture<AtomicValue<T>> compareAndSet(T expected, T newValue, boolean blocking) {
+        return read(blocking).thenCompose(before -> {
+            if (!before.value().equals(expected)) {
+                return CompletableFuture.completedFuture(new AtomicValue<>(false, before.value(), before.value()));
+            }
+            return write(before, newValue, blocking)
+                    .thenApply(ok -> new AtomicValue<>(ok, before.value(), ok ? newValue : before.value()));
+        });
     }
 
     /** Writes whatever the value is; always succeeds unless ZooKeeper fails. */
-    AtomicValue<T> forceSet(T newValue) throws KeeperException, InterruptedException {
-        T before = read().value();
+    private CompletableFuture<AtomicValue<T>> forceSet(T newValue, boolean blocking, CompletableFuture<?> caller) {
         byte[] data = codec.encode(newValue);
-        while (true) {
+        return read(blocking).thenCompose(before -> {
+            AtomicValue<T> done = new AtomicValue<>(true, before.value(), newValue);
+            return repeat(caller, () -> Requests.send(blocking, client.setData(), path, data)
+                    .thenApply(stat -> true)
+                    .exceptionallyCompose(error -> Failures.code(error) == KeeperException.Code.NONODE
+                            ? create(data, blocking) : CompletableFuture.failedFuture(error))
+                    // Not written: created by someone else meanwhile; overwrite it.
+                    .thenApply(written -> written ? done : null));
+        });
+    }
+
+    /** Creates the node with the value if it does not exist. */
+    private CompletableFuture<AtomicValue<T>> initialize(T value, boolean blocking) {
+        return read(blocking).thenCompose(before -> {
+            if (before.stat() != null) {
+                return CompletableFuture.completedFuture(new AtomicValue<>(false, before.value(), before.value()));
+            }
+            return create(codec.encode(value), blocking).thenCompose(created -> created
+                    ? CompletableFuture.completedFuture(new AtomicValue<>(true, before.value(), value))
+                    : read(blocking).thenApply(now -> new AtomicValue<>(false, now.value(), now.value())));
+        });
+    }
+
+    /** Writes {@code next} only if the node is still as {@code before} found it. */
+    private CompletableFuture<Boolean> write(Read<T> before, T next, boolean blocking) {
+        byte[] data = codec.encode(next);
+        if (before.stat() == null) {
+            return create(data, blocking);
+        }
+        List<BatonOp> write = Versions.setIfVersion(client, path, data, before.stat().getVersion());
+        return Requests.send(blocking, client.transaction(), write).handle((results, error) -> {
+            if (error == null) {
+                return results.get(0).error() == 0;
+            }
+            KeeperException.Code code = Failures.code(error);
+            if (code == KeeperException.Code.BADVERSION || code == KeeperException.Code.NONODE) {
+                return false;
+            }
+            throw Failures.asCompletion(error);
+        });
+    }
+
+    /**
+     * Creates the node, sent once (a transaction); if its parent is missing, creates the missing parents as
+     * container nodes and tries once more.
+     *
+     * @return false if the node exists already
+     */
+    private CompletableFuture<Boolean> create(byte[] data, boolean blocking) {
+        return createNode(data, blocking).exceptionallyCompose(error -> {
+            if (Failures.code(error) != KeeperException.Code.NONODE) {
+                return CompletableFuture.failedFuture(error);
+            }
+            String parent = BatonPaths.parent(path);
+            return Requests.send(blocking, client.create().creatingParentContainersIfNeeded().withMode(CreateMode.CONTAINER),
+                    parent).handle((created, e) -> {
+                        if (e != null && Failures.code(e) != KeeperException.Code.NODEEXISTS) {
+                            throw Failures.asCompletion(e);
+                        }
+                        return null; // created, or created meanwhile
+                    }).thenCompose(v -> createNode(data, blocking));
+        });
+    }
+
+    private CompletableFuture<Boolean> createNode(byte[] data, boolean blocking) {
+        List<BatonOp> create = List.of(client.transactionOp().create().withMode(CreateMode.PERSISTENT).forPath(path,
+                data));
+        return Requests.send(blocking, client.transaction(), create).handle((results, error) -> {
+            if (error == null) {
+                return true;
+            }
+            if (Failures.code(error) == KeeperException.Code.NODEEXISTS) {
+                return false;
+            }
+            throw Failures.asCompletion(error);
+        });
+    }
+
+    /**
+     * Runs {@code work} holding the {@link PromotedToLock} mutex, released afterwards.
+     *
+     * @return what {@code work} gave, or null if the mutex was not had within the configured time
+     */
+    private <R> CompletableFuture<R> underLock(boolean blocking, CompletableFuture<?> caller,
+            Supplier<CompletableFuture<R>> work) {
+        InterProcessMutex mutex = new InterProcessMutex(client, promotedToLock.lockPath());
+        Optional<Duration> timeout = promotedToLock.timeout();
+        if (blocking) {
+            boolean locked;
             try {
-                client.setData().forPath(path, data);
-                return new AtomicValue<>(true, before, newValue);
-            } catch (KeeperException.NoNodeException e) {
-                if (create(data)) {
-                    return new AtomicValue<>(true, before, newValue);
+                if (timeout.isPresent()) {
+                    locked = mutex.acquire(timeout.get().toNanos(), TimeUnit.NANOSECONDS);
+                } else {
+                    mutex.acquire();
+                    locked = true;
                 }
-                // created by someone else meanwhile: overwrite it
+            } catch (KeeperException | InterruptedException | RuntimeException e) {
+                return CompletableFuture.failedFuture(e);
+            }
+            if (!locked) {
+                return CompletableFuture.completedFuture(null);
+            }
+            // Complete on return (blocking), so released on this thread, which holds the mutex.
+            return guarded(work).whenComplete((r, e) -> mutex.release());
+        }
+        CompletableFuture<Hold> acquiring;
+        try {
+            acquiring = timeout.isPresent()
+                    ? mutex.acquireAsync(timeout.get().toNanos(), TimeUnit.NANOSECONDS) : mutex.acquireAsync();
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        if (caller != null) {
+            // A caller who gives up gives up the acquisition too (completing it with null withdraws it).
+            caller.whenComplete((v, e) -> acquiring.complete(null));
+        }
+        return acquiring.thenCompose(hold -> hold == null ? CompletableFuture.<R>completedFuture(null)
+                : guarded(work).whenComplete((r, e) -> hold.release()));
+    }
+
+    /**
+     * Waits between attempts: sleeps when blocking; otherwise a completion scheduled on the client's scheduler
+     * thread, from which the next attempt is sent, so no thread waits.
+     */
+    private CompletableFuture<Void> pause(Duration delay, boolean blocking) {
+        if (delay.isZero() || delay.isNegative()) {
+            return CompletableFuture.completedFuture(null);
+        }
+        if (blocking) {
+            try {
+                Thread.sleep(delay.toMillis(), delay.toNanosPart() % 1_000_000);
+                return CompletableFuture.completedFuture(null);
+            } catch (InterruptedException e) {
+                return CompletableFuture.failedFuture(e);
+            }
+        }
+        CompletableFuture<Void> paused = new CompletableFuture<>();
+        try {
+            client.schedule(() -> paused.complete(null), delay);
+        } catch (IllegalStateException e) {
+            paused.completeExceptionally(e); // the client closed
+        }
+        return paused;
+    }
+
+    /**
+     * Runs {@code round} until it gives a result; null means "another round". While rounds complete at once
+     * (blocking) it loops here, otherwise it goes on from the round's completion: either way the stack does not
+     * grow with the number of rounds. Once {@code caller} is done (the asynchronous caller gave up), no further
+     * round starts and the result is cancelled.
+     */
+    private static <R> CompletableFuture<R> repeat(CompletableFuture<?> caller, Supplier<CompletableFuture<R>> round) {
+        CompletableFuture<R> result = new CompletableFuture<>();
+        repeat(caller, round, result);
+        return result;
+    }
+
+    private static <R> void repeat(CompletableFuture<?> caller, Supplier<CompletableFuture<R>> round,
+            CompletableFuture<R> result) {
+        while (true) {
+            if (caller != null && caller.isDone()) {
+                result.cancel(false);
+                return;
+            }
+            CompletableFuture<R> attempt = guarded(round);
+            if (!attempt.isDone()) {
+                attempt.whenComplete((value, error) -> {
+                    if (error != null) {
+                        result.completeExceptionally(Failures.unwrap(error));
+                    } else if (value != null) {
+                        result.complete(value);
+                    } else {
+                        repeat(caller, round, result);
+                    }
+                });
+                return;
+            }
+            R value;
+            try {
+                value = attempt.join();
+            } catch (CompletionException | CancellationException e) {
+                result.completeExceptionally(Failures.unwrap(e));
+                return;
+            }
+            if (value != null) {
+                result.complete(value);
+                return;
             }
         }
     }
 
-    /** Creates the node with the value if it does not exist. */
-    AtomicValue<T> initialize(T value) throws KeeperException, InterruptedException {
-        Read<T> before = read();
-        if (before.stat() == null && create(codec.encode(value))) {
-            return new AtomicValue<>(true, before.value(), value);
-        }
-        T now = before.stat() == null ? read().value() : before.value();
-        return new AtomicValue<>(false, now, now);
-    }
+    // ---------------------------------------------------------------- helpers
 
-    /** Writes {@code next} only if the node is still as {@code before} found it. */
-    private boolean write(Read<T> before, T next) throws KeeperException, InterruptedException {
-        byte[] data = codec.encode(next);
-        if (before.stat() == null) {
-            return create(data);
-        }
+    private static <R> CompletableFuture<R> guarded(Supplier<CompletableFuture<R>> step) {
         try {
-            List<BatonTransactionResult> results = client.transaction()
-                    .forOperations(Versions.setIfVersion(client, path, data, before.stat().getVersion()));
-            return results.get(0).error() == 0;
-        } catch (KeeperException.BadVersionException | KeeperException.NoNodeException e) {
-            return false;
+            return step.get();
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
         }
     }
 
     /**
-     * Creates the node, sent once (a transaction); missing parents are created as container nodes first.
-     *
-     * @return false if the node exists already
+     * Starts an asynchronous operation and hands the caller a future that fails with the cause itself (not a
+     * {@link CompletionException}); the operation sees that future, to stop when the caller gives up.
      */
-    private boolean create(byte[] data) throws KeeperException, InterruptedException {
-        for (int attempt = 0; ; attempt++) {
-            try {
-                client.transaction().forOperations(
-                        client.transactionOp().create().withMode(CreateMode.PERSISTENT).forPath(path, data));
-                return true;
-            } catch (KeeperException.NodeExistsException e) {
-                return false;
-            } catch (KeeperException.NoNodeException e) {
-                if (attempt > 0) {
-                    throw e;
-                }
-                String parent = BatonPaths.parent(path);
-                try {
-                    client.create().creatingParentContainersIfNeeded().withMode(CreateMode.CONTAINER).forPath(parent);
-                } catch (KeeperException.NodeExistsException raced) {
-                    // created meanwhile
-                }
+    private static <R> CompletableFuture<R> async(Function<CompletableFuture<R>, CompletableFuture<R>> operation) {
+        CompletableFuture<R> caller = new CompletableFuture<>();
+        guarded(() -> operation.apply(caller)).whenComplete((value, error) -> {
+            if (error == null) {
+                caller.complete(value);
+            } else {
+                caller.completeExceptionally(Failures.unwrap(error));
             }
-        }
+        });
+        return caller;
     }
 }

@@ -4,6 +4,7 @@ import dev.baton.BatonClient;
 import dev.baton.retry.RetryPolicy;
 import java.nio.ByteBuffer;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
 import org.apache.zookeeper.KeeperException;
 
 /**
@@ -28,7 +29,20 @@ import org.apache.zookeeper.KeeperException;
  * write may or may not have happened. Version checks are exact even when the node's data version wraps round
  * to -1. {@code compareAndSet(0, x)} on a missing node creates it (a missing node reads as 0).
  *
- * <p>Every method blocks; none is affected by another's failure. Thread-safe, stateless apart from its
+ * <p>Every operation has a blocking form and a {@link CompletableFuture} form ({@code ...Async}) that holds no
+ * thread while waiting: requests are sent without blocking, the retry policy's pauses between attempts are
+ * scheduled rather than slept, and with a {@link PromotedToLock} the mutex is taken with
+ * {@link dev.baton.recipes.locks.InterProcessMutex#acquireAsync()}. Futures complete on ZooKeeper's event thread
+ * (or the thread that ended a pause), so dependent stages that block should use an {@code ...Async} stage with
+ * an executor. A future fails with what the blocking form throws: a {@link KeeperException}, or
+ * {@link IllegalStateException} for malformed node data or a client that is not started or is closed. Cancelling
+ * a future stops further attempts; a write already sent may still apply.
+ *
+ * <pre>{@code
+ * hits.incrementAsync().thenAccept(result -> System.out.println(result.postValue()));
+ * }</pre>
+ *
+ * <p>No operation is affected by another's failure. Thread-safe, stateless apart from its
  * configuration: instances are cheap and hold no thread, watch or node of their own. See also {@link DistributedAtomicLong}.
  */
 public final class DistributedAtomicInteger {
@@ -178,6 +192,126 @@ public final class DistributedAtomicInteger {
      */
     public AtomicValue<Integer> initialize(int value) throws KeeperException, InterruptedException {
         return core.initialize(value);
+    }
+
+    /**
+     * Reads the value, as {@link #get()} does, without holding a thread while waiting.
+     *
+     * @return a future that completes with the value as {@code preValue} and {@code postValue} (always
+     *         succeeded); or fails with the {@link KeeperException} ZooKeeper answered (such as
+     *         {@link KeeperException.ConnectionLossException}), or with {@link IllegalStateException} if the node
+     *         holds data that is not a 4-byte value
+     */
+    public CompletableFuture<AtomicValue<Integer>> getAsync() {
+        return core.getAsync();
+    }
+
+    /**
+     * Adds one, as {@link #increment()} does, without holding a thread while waiting.
+     *
+     * @return a future that completes with the outcome once a write won, or once the attempts ran out (then not
+     *         succeeded and nothing written); or fails with the {@link KeeperException} ZooKeeper answered (such as
+     *         {@link KeeperException.ConnectionLossException}), or with {@link IllegalStateException} if the node
+     *         holds data that is not a 4-byte value
+     */
+    public CompletableFuture<AtomicValue<Integer>> incrementAsync() {
+        return addAsync(1);
+    }
+
+    /**
+     * Subtracts one, as {@link #decrement()} does, without holding a thread while waiting.
+     *
+     * @return a future that completes with the outcome once a write won, or once the attempts ran out (then not
+     *         succeeded and nothing written); or fails with the {@link KeeperException} ZooKeeper answered (such as
+     *         {@link KeeperException.ConnectionLossException}), or with {@link IllegalStateException} if the node
+     *         holds data that is not a 4-byte value
+     */
+    public CompletableFuture<AtomicValue<Integer>> decrementAsync() {
+        return addAsync(-1);
+    }
+
+    /**
+     * Adds {@code delta}, as {@link #add(int)} does, without holding a thread while waiting.
+     *
+     * @param delta the amount to add
+     * @return a future that completes with the outcome once a write won, or once the attempts ran out (then not
+     *         succeeded and nothing written); or fails with the {@link KeeperException} ZooKeeper answered (such as
+     *         {@link KeeperException.ConnectionLossException}), or with {@link IllegalStateException} if the node
+     *         holds data that is not a 4-byte value
+     */
+    public CompletableFuture<AtomicValue<Integer>> addAsync(int delta) {
+        return core.updateAsync(v -> v + delta);
+    }
+
+    /**
+     * Subtracts {@code delta}, as {@link #subtract(int)} does, without holding a thread while waiting.
+     *
+     * @param delta the amount to subtract
+     * @return a future that completes with the outcome once a write won, or once the attempts ran out (then not
+     *         succeeded and nothing written); or fails with the {@link KeeperException} ZooKeeper answered (such as
+     *         {@link KeeperException.ConnectionLossException}), or with {@link IllegalStateException} if the node
+     *         holds data that is not a 4-byte value
+     */
+    public CompletableFuture<AtomicValue<Integer>> subtractAsync(int delta) {
+        return core.updateAsync(v -> v - delta);
+    }
+
+    /**
+     * Sets the value to {@code newValue} if it is {@code expectedValue}, in one attempt (no retries, no lock), as
+     * {@link #compareAndSet(int, int)} does, without holding a thread while waiting.
+     *
+     * @param expectedValue the value the counter must have
+     * @param newValue the value to set
+     * @return a future that completes with the outcome: succeeded if the value was {@code expectedValue} and is
+     *         now {@code newValue}; or fails with the {@link KeeperException} ZooKeeper answered (such as
+     *         {@link KeeperException.ConnectionLossException}), or with {@link IllegalStateException} if the node
+     *         holds data that is not a 4-byte value
+     */
+    public CompletableFuture<AtomicValue<Integer>> compareAndSetAsync(int expectedValue, int newValue) {
+        return core.compareAndSetAsync(expectedValue, newValue);
+    }
+
+    /**
+     * Sets the value (a version-checked write, retried like the other changes), as {@link #trySet(int)} does,
+     * without holding a thread while waiting.
+     *
+     * @param newValue the value to set
+     * @return a future that completes with the outcome once a write won, or once the attempts ran out (then not
+     *         succeeded and nothing written); or fails with the {@link KeeperException} ZooKeeper answered (such as
+     *         {@link KeeperException.ConnectionLossException}), or with {@link IllegalStateException} if the node
+     *         holds data that is not a 4-byte value
+     */
+    public CompletableFuture<AtomicValue<Integer>> trySetAsync(int newValue) {
+        return core.updateAsync(v -> newValue);
+    }
+
+    /**
+     * Writes the value unconditionally, creating the node if needed, as {@link #forceSet(int)} does, without
+     * holding a thread while waiting.
+     *
+     * @param newValue the value to set
+     * @return a future that completes with the outcome (always succeeded) once the value is written; or fails
+     *         with the {@link KeeperException} ZooKeeper answered (such as
+     *         {@link KeeperException.ConnectionLossException}), or with {@link IllegalStateException} if the node
+     *         holds data that is not a 4-byte value
+     */
+    public CompletableFuture<AtomicValue<Integer>> forceSetAsync(int newValue) {
+        return core.forceSetAsync(newValue);
+    }
+
+    /**
+     * Creates the counter's node with {@code value} if it does not exist (missing parents as container nodes), as
+     * {@link #initialize(int)} does, without holding a thread while waiting.
+     *
+     * @param value the initial value
+     * @return a future that completes as {@code initialize} returns (succeeded if this call created the node;
+     *         otherwise {@code preValue} and {@code postValue} are the value it has), or fails with the
+     *         {@link KeeperException} ZooKeeper answered (such as
+     *         {@link KeeperException.ConnectionLossException}), or with {@link IllegalStateException} if the node
+     *         holds data that is not a 4-byte value
+     */
+    public CompletableFuture<AtomicValue<Integer>> initializeAsync(int value) {
+        return core.initializeAsync(value);
     }
 
     /** @return the counter's path */

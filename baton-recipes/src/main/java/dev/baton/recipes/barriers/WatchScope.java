@@ -14,7 +14,12 @@ import org.apache.zookeeper.ZooKeeper;
  * watch per connection, path and type, shared by every watcher of that client, and only
  * {@code removeAllWatches} drops it. So the barriers count their waiting calls per ZooKeeper handle, path and
  * type: a call that gives up while others still wait on the same watch removes only its own watcher (the server
- * watch is still needed); the last one removes the watch from the server. Thread-safe.
+ * watch is still needed); the last one removes the watch from the server. The removal is sent while the count is
+ * held, so a call that starts watching the same path just then sends its read after the removal, never before it.
+ *
+ * <p>After a new session (the handle changed) the old session's watches are gone with it: the scope forgets them
+ * and tracks the new session's. One scope belongs to one call; its methods may be called from different threads,
+ * one at a time. The counts are thread-safe.
  */
 final class WatchScope {
     /** Guarded by itself. Weak keys: a handle dropped after a session loss is forgotten. */
@@ -30,21 +35,25 @@ final class WatchScope {
         this.watcher = watcher;
     }
 
-    /** Records that the call is about to set a watch of {@code type} on {@code path} (idempotent per path). */
+    /**
+     * Records that the call is about to set a watch of {@code type} on {@code path} (idempotent per path and
+     * session).
+     */
     void watching(String path, Watcher.WatcherType type) {
-        if (watched.containsKey(path)) {
-            return;
-        }
         ZooKeeper zk;
         try {
             zk = client.getZooKeeper();
         } catch (IllegalStateException e) {
             return; // closed: the request will fail anyway
         }
-        if (handle == null) {
+        if (handle != zk) {
+            if (handle != null) {
+                end(false); // a new session: the old one's watches went with it
+            }
             handle = zk;
-        } else if (handle != zk) {
-            return; // a new session: the old one's watches are gone; keep it simple and forget the old ones
+        }
+        if (watched.containsKey(path)) {
+            return;
         }
         watched.put(path, type);
         synchronized (ACTIVE) {
@@ -60,18 +69,21 @@ final class WatchScope {
         if (handle == null) {
             return;
         }
+        end(removeWatches);
+    }
+
+    private void end(boolean removeWatches) {
         watched.forEach((path, type) -> {
-            boolean last;
             synchronized (ACTIVE) {
                 Map<String, Integer> counts = ACTIVE.get(handle);
                 Integer left = counts == null ? null : counts.merge(type + path, -1, Integer::sum);
-                last = left == null || left <= 0;
+                boolean last = left == null || left <= 0;
                 if (counts != null && last) {
                     counts.remove(type + path);
                 }
-            }
-            if (removeWatches) {
-                remove(path, type, last);
+                if (removeWatches) {
+                    remove(path, type, last); // sends without waiting, in order with the other calls' reads
+                }
             }
         });
         watched.clear();

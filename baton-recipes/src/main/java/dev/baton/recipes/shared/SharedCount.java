@@ -1,9 +1,10 @@
 package dev.baton.recipes.shared;
 
 import dev.baton.BatonClient;
+import dev.baton.BatonOp;
 import dev.baton.BatonPaths;
-import dev.baton.BatonTransactionResult;
 import dev.baton.Failures;
+import dev.baton.Requests;
 import dev.baton.listen.ListenerContainer;
 import dev.baton.listen.SerialExecutor;
 import dev.baton.state.ConnectionState;
@@ -11,6 +12,7 @@ import dev.baton.state.ConnectionStateListener;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.WatchedEvent;
@@ -47,7 +49,12 @@ import org.slf4j.LoggerFactory;
  * flight, it throws {@link KeeperException.ConnectionLossException} and the write may or may not have happened;
  * the watch will tell. Listeners are called in order, one value at a time, on the thread that learned of the
  * value (ZooKeeper's event thread, or the caller of {@code setCount}/{@code trySetCount}) unless added with an
- * executor. Thread-safe.
+ * executor.
+ *
+ * <p>{@link #startAsync()}, {@link #setCountAsync(int)} and {@link #trySetCountAsync(VersionedValue, int)} do the
+ * same without blocking: their futures complete on ZooKeeper's event thread (or the client's scheduler thread
+ * after a retry), which also calls the listeners for the value they wrote; dependent stages that block should use
+ * an {@code ...Async} stage with an executor. Thread-safe.
  */
 public final class SharedCount implements SharedCountReader, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(SharedCount.class);
@@ -91,34 +98,62 @@ public final class SharedCount implements SharedCountReader, AutoCloseable {
      * @throws IllegalStateException if already started or closed, or the node does not hold a 4-byte value
      */
     public void start() throws KeeperException, InterruptedException {
+        Failures.await(start(true));
+    }
+
+    /**
+     * Starts the count as {@link #start()} does, without holding a thread while waiting: the count is started at
+     * once, and its value is known once the future completes ({@link #getCount()} throws
+     * {@link IllegalStateException} until then).
+     *
+     * @return a future that completes once the value is known and the watch is set; or fails with the
+     *         {@link KeeperException} ZooKeeper answered, such as {@link KeeperException.ConnectionLossException}
+     *         when retries ran out, or with {@link IllegalStateException} if the node does not hold a 4-byte value
+     *         or the client is not started or is closed. If it fails, the count is closed.
+     * @throws IllegalStateException if the count was already started or is closed
+     */
+    public CompletableFuture<Void> startAsync() {
+        return Failures.unwrapped(start(false));
+    }
+
+    private CompletableFuture<Void> start(boolean blocking) {
         synchronized (this) {
             if (state != State.LATENT) {
                 throw new IllegalStateException("SharedCount cannot be started: it is " + state);
             }
             state = State.STARTED;
         }
-        boolean ok = false;
+        CompletableFuture<Void> started;
         try {
             client.getConnectionStateListenable().addListener(connectionListener);
-            Stat stat = new Stat();
-            byte[] data;
-            try {
-                data = client.getData().usingWatcher(watcher).storingStatIn(stat).forPath(path);
-            } catch (KeeperException.NoNodeException e) {
-                try {
-                    client.create().creatingParentContainersIfNeeded().forPath(path, toBytes(seedValue));
-                } catch (KeeperException.NodeExistsException raced) {
-                    // Another process seeded it at the same moment.
+            started = readValue(blocking).exceptionallyCompose(error -> {
+                if (Failures.code(error) != KeeperException.Code.NONODE) {
+                    return CompletableFuture.failedFuture(error);
                 }
-                data = client.getData().usingWatcher(watcher).storingStatIn(stat).forPath(path);
-            }
-            update(stat, fromBytes(data), false);
-            ok = true;
-        } finally {
-            if (!ok) {
+                return Requests.send(blocking, client.create().creatingParentContainersIfNeeded(), path, toBytes(seedValue))
+                        .handle((created, e) -> {
+                            if (e != null && Failures.code(e) != KeeperException.Code.NODEEXISTS) {
+                                throw Failures.asCompletion(e);
+                            }
+                            return null; // created, or another process seeded it at the same moment
+                        })
+                        .thenCompose(created -> readValue(blocking));
+            });
+        } catch (RuntimeException e) {
+            started = CompletableFuture.failedFuture(e);
+        }
+        return started.whenComplete((v, error) -> {
+            if (error != null) {
                 close();
             }
-        }
+        });
+    }
+
+    /** Reads the value, setting the watch, and takes it as the first value known. */
+    private CompletableFuture<Void> readValue(boolean blocking) {
+        Stat stat = new Stat();
+        return Requests.send(blocking, client.getData().usingWatcher(watcher).storingStatIn(stat), path)
+                .thenAccept(data -> update(stat, fromBytes(data), false));
     }
 
     @Override
@@ -130,6 +165,9 @@ public final class SharedCount implements SharedCountReader, AutoCloseable {
     public synchronized VersionedValue<Integer> getVersionedValue() {
         if (state != State.STARTED) {
             throw new IllegalStateException("SharedCount " + path + " is " + state);
+        }
+        if (current == null) {
+            throw new IllegalStateException("SharedCount " + path + " is starting: its value is not known yet");
         }
         return current;
     }
@@ -144,9 +182,27 @@ public final class SharedCount implements SharedCountReader, AutoCloseable {
      * @throws IllegalStateException if the count is not started or is closed
      */
     public void setCount(int newCount) throws KeeperException, InterruptedException {
+        Failures.await(setCount(newCount, true));
+    }
+
+    /**
+     * Sets the value as {@link #setCount(int)} does, without holding a thread while waiting.
+     *
+     * @param newCount the new value
+     * @return a future that completes once the value is written (and known to this count and its listeners); or
+     *         fails with the {@link KeeperException} ZooKeeper answered, such as
+     *         {@link KeeperException.NoNodeException} if the node was deleted or
+     *         {@link KeeperException.ConnectionLossException} when retries ran out
+     * @throws IllegalStateException if the count is not started or is closed
+     */
+    public CompletableFuture<Void> setCountAsync(int newCount) {
+        return Failures.unwrapped(setCount(newCount, false));
+    }
+
+    private CompletableFuture<Void> setCount(int newCount, boolean blocking) {
         requireStarted();
-        Stat stat = client.setData().forPath(path, toBytes(newCount));
-        update(stat, newCount, true);
+        return Requests.send(blocking, client.setData(), path, toBytes(newCount))
+                .thenAccept(stat -> update(stat, newCount, true));
     }
 
     /**
@@ -162,24 +218,51 @@ public final class SharedCount implements SharedCountReader, AutoCloseable {
      * @throws KeeperException if ZooKeeper fails otherwise
      * @throws InterruptedException if interrupted while waiting
      * @throws NullPointerException if {@code previous} is null
-     * @throws IllegalStateException if the count is not started or is closed
+     * @throws IllegalStateException if the count is not started (or its {@link #startAsync()} has not completed)
+     *         or is closed
      */
     public boolean trySetCount(VersionedValue<Integer> previous, int newCount)
             throws KeeperException, InterruptedException {
+        return Failures.await(trySetCount(previous, newCount, true));
+    }
+
+    /**
+     * Sets the value as {@link #trySetCount(VersionedValue, int)} does, without holding a thread while waiting:
+     * only if nobody changed it since {@code previous} was read. The write is sent once, never retried.
+     *
+     * @param previous the value as read
+     * @param newCount the new value
+     * @return a future that completes with true if the value was set, with false if it had changed (or the node
+     *         was deleted; at once, without writing, if this process already knows of a newer value); or fails
+     *         with {@link KeeperException.ConnectionLossException} if the connection was lost while the write
+     *         was in flight (it may or may not have been applied) or could not be restored, or with another
+     *         {@link KeeperException} ZooKeeper answered
+     * @throws NullPointerException if {@code previous} is null
+     * @throws IllegalStateException if the count is not started (or its {@link #startAsync()} has not completed)
+     *         or is closed
+     */
+    public CompletableFuture<Boolean> trySetCountAsync(VersionedValue<Integer> previous, int newCount) {
+        return Failures.unwrapped(trySetCount(previous, newCount, false));
+    }
+
+    private CompletableFuture<Boolean> trySetCount(VersionedValue<Integer> previous, int newCount, boolean blocking) {
         Objects.requireNonNull(previous, "previous");
         VersionedValue<Integer> known = getVersionedValue();
         if (known.version() != previous.version() || !known.value().equals(previous.value())) {
-            return false; // stale: the write could only fail
+            return CompletableFuture.completedFuture(false); // stale: the write could only fail
         }
-        List<BatonTransactionResult> results;
-        try {
-            results = client.transaction().forOperations(
-                    Versions.setIfVersion(client, path, toBytes(newCount), previous.version()));
-        } catch (KeeperException.BadVersionException | KeeperException.NoNodeException e) {
-            return false;
-        }
-        update(results.get(0).resultStat(), newCount, true);
-        return true;
+        List<BatonOp> write = Versions.setIfVersion(client, path, toBytes(newCount), previous.version());
+        return Requests.send(blocking, client.transaction(), write).handle((results, error) -> {
+            if (error == null) {
+                update(results.get(0).resultStat(), newCount, true);
+                return true;
+            }
+            KeeperException.Code code = Failures.code(error);
+            if (code == KeeperException.Code.BADVERSION || code == KeeperException.Code.NONODE) {
+                return false;
+            }
+            throw Failures.asCompletion(error);
+        });
     }
 
     @Override

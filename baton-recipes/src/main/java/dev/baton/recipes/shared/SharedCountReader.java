@@ -7,14 +7,16 @@ public interface SharedCountReader extends Listenable<SharedCountListener> {
 
     /**
      * @return the latest value this process knows of
-     * @throws IllegalStateException if the count is not started or is closed
+     * @throws IllegalStateException if the count is not started (or its {@code startAsync()} has not completed)
+     *         or is closed
      */
     int getCount();
 
     /**
      * @return the latest value this process knows of, with its version, for
      *         {@link SharedCount#trySetCount(VersionedValue, int)}
-     * @throws IllegalStateException if the count is not started or is closed
+     * @throws IllegalStateException if the count is not started (or its {@code startAsync()} has not completed)
+     *         or is closed
      */
     VersionedValue<Integer> getVersionedValue();
 }

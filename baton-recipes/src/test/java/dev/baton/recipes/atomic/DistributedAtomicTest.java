@@ -2,10 +2,13 @@ package dev.baton.recipes.atomic;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import dev.baton.Baton;
 import dev.baton.BatonClient;
+import dev.baton.recipes.locks.InterProcessMutex;
 import dev.baton.retry.ExponentialBackoffRetry;
+import dev.baton.retry.RetryForever;
 import dev.baton.retry.RetryNTimes;
 import dev.baton.retry.RetryOneTime;
 import dev.baton.retry.RetryPolicy;
@@ -16,11 +19,16 @@ import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -204,6 +212,197 @@ class DistributedAtomicTest {
                 .isEqualTo((long) contenders * each);
         assertThat(new DistributedAtomicInteger(client, "/atomic/contended-int", new RetryOneTime(1)).get()
                 .postValue()).isEqualTo(contenders * each * 2);
+    }
+
+    @Test
+    void asyncFormsMatchTheBlockingOnes() throws Exception {
+        DistributedAtomicLong counter = new DistributedAtomicLong(client, "/atomic/async/long", new RetryNTimes(3, 1));
+        assertThat(counter.getAsync().get(10, TimeUnit.SECONDS)).isEqualTo(new AtomicValue<>(true, 0L, 0L));
+        assertThat(counter.incrementAsync().get(10, TimeUnit.SECONDS)).isEqualTo(new AtomicValue<>(true, 0L, 1L));
+        assertThat(client.getData().forPath("/atomic/async/long")).hasSize(8);
+        assertThat(counter.addAsync(10L).get(10, TimeUnit.SECONDS)).isEqualTo(new AtomicValue<>(true, 1L, 11L));
+        assertThat(counter.subtractAsync(4L).get(10, TimeUnit.SECONDS)).isEqualTo(new AtomicValue<>(true, 11L, 7L));
+        assertThat(counter.decrementAsync().get(10, TimeUnit.SECONDS)).isEqualTo(new AtomicValue<>(true, 7L, 6L));
+        assertThat(counter.compareAndSetAsync(5L, 50L).get(10, TimeUnit.SECONDS))
+                .isEqualTo(new AtomicValue<>(false, 6L, 6L));
+        assertThat(counter.compareAndSetAsync(6L, 60L).get(10, TimeUnit.SECONDS))
+                .isEqualTo(new AtomicValue<>(true, 6L, 60L));
+        assertThat(counter.trySetAsync(-3L).get(10, TimeUnit.SECONDS)).isEqualTo(new AtomicValue<>(true, 60L, -3L));
+        assertThat(counter.forceSetAsync(Long.MAX_VALUE).get(10, TimeUnit.SECONDS))
+                .isEqualTo(new AtomicValue<>(true, -3L, Long.MAX_VALUE));
+        assertThat(counter.incrementAsync().get(10, TimeUnit.SECONDS).postValue()).isEqualTo(Long.MIN_VALUE);
+        assertThat(counter.initializeAsync(5L).get(10, TimeUnit.SECONDS).succeeded()).isFalse();
+        assertThat(counter.get().postValue()).isEqualTo(Long.MIN_VALUE);
+
+        DistributedAtomicLong fresh = new DistributedAtomicLong(client, "/atomic/async/fresh/long",
+                new RetryOneTime(1));
+        // parents created as containers
+        assertThat(fresh.initializeAsync(5L).get(10, TimeUnit.SECONDS).succeeded()).isTrue();
+        assertThat(fresh.initializeAsync(6L).get(10, TimeUnit.SECONDS).succeeded()).isFalse();
+        assertThat(fresh.get().postValue()).isEqualTo(5L);
+        assertThat(new DistributedAtomicLong(client, "/atomic/async/cas", new RetryOneTime(1))
+                .compareAndSetAsync(0L, 9L).get(10, TimeUnit.SECONDS)).isEqualTo(new AtomicValue<>(true, 0L, 9L));
+        assertThat(new DistributedAtomicLong(client, "/atomic/async/forced/x", new RetryOneTime(1))
+                .forceSetAsync(4L).get(10, TimeUnit.SECONDS)).isEqualTo(new AtomicValue<>(true, 0L, 4L));
+
+        DistributedAtomicInteger small = new DistributedAtomicInteger(client, "/atomic/async/int",
+                new RetryNTimes(3, 1));
+        assertThat(small.incrementAsync().get(10, TimeUnit.SECONDS)).isEqualTo(new AtomicValue<>(true, 0, 1));
+        assertThat(client.getData().forPath("/atomic/async/int")).containsExactly(0, 0, 0, 1);
+        assertThat(small.addAsync(Integer.MAX_VALUE).get(10, TimeUnit.SECONDS).postValue())
+                .isEqualTo(Integer.MIN_VALUE);
+        assertThat(small.subtractAsync(1).get(10, TimeUnit.SECONDS).postValue()).isEqualTo(Integer.MAX_VALUE);
+        assertThat(small.decrementAsync().get(10, TimeUnit.SECONDS).postValue()).isEqualTo(Integer.MAX_VALUE - 1);
+        assertThat(small.compareAndSetAsync(1, 2).get(10, TimeUnit.SECONDS).succeeded()).isFalse();
+        assertThat(small.compareAndSetAsync(Integer.MAX_VALUE - 1, 2).get(10, TimeUnit.SECONDS).succeeded()).isTrue();
+        assertThat(small.trySetAsync(3).get(10, TimeUnit.SECONDS)).isEqualTo(new AtomicValue<>(true, 2, 3));
+        assertThat(small.forceSetAsync(4).get(10, TimeUnit.SECONDS)).isEqualTo(new AtomicValue<>(true, 3, 4));
+        assertThat(small.initializeAsync(0).get(10, TimeUnit.SECONDS).succeeded()).isFalse();
+        assertThat(small.getAsync().get(10, TimeUnit.SECONDS)).isEqualTo(new AtomicValue<>(true, 4, 4));
+    }
+
+    @Test
+    void asyncFailuresCompleteTheFutureExceptionally() throws Exception {
+        client.create().creatingParentsIfNeeded().forPath("/atomic/async/bad", new byte[] {1, 2, 3});
+        DistributedAtomicInteger bad = new DistributedAtomicInteger(client, "/atomic/async/bad", new RetryOneTime(1));
+        Throwable seen = bad.incrementAsync().handle((v, e) -> e).get(10, TimeUnit.SECONDS);
+        assertThat(seen).isInstanceOf(IllegalStateException.class).hasMessageContaining("3 bytes"); // not wrapped
+        assertThatThrownBy(() -> bad.getAsync().get(10, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
+                .hasCauseInstanceOf(IllegalStateException.class);
+
+        // The server refuses: ZooKeeper's own exception.
+        client.create().withMode(CreateMode.EPHEMERAL).forPath("/atomic-ephemeral");
+        DistributedAtomicLong underEphemeral = new DistributedAtomicLong(client, "/atomic-ephemeral/x",
+                new RetryOneTime(1));
+        assertThat(underEphemeral.incrementAsync().handle((v, e) -> e).get(10, TimeUnit.SECONDS))
+                .isInstanceOf(KeeperException.NoChildrenForEphemeralsException.class);
+        assertThatThrownBy(underEphemeral::increment)
+                .isInstanceOf(KeeperException.NoChildrenForEphemeralsException.class);
+
+        BatonClient closed = newClient();
+        DistributedAtomicLong onClosed = new DistributedAtomicLong(closed, "/atomic/async/closed", new RetryOneTime(1));
+        closed.close();
+        assertThat(onClosed.incrementAsync().handle((v, e) -> e).get(10, TimeUnit.SECONDS))
+                .isInstanceOf(IllegalStateException.class);
+    }
+
+    @Test
+    void eightClientsIncrementingAsynchronouslyLoseNoIncrement() throws Exception {
+        int contenders = 8;
+        int each = 25;
+        List<CompletableFuture<Integer>> runs = new ArrayList<>();
+        for (int i = 0; i < contenders; i++) {
+            BatonClient own = newClient();
+            DistributedAtomicLong counter = new DistributedAtomicLong(own, "/atomic/async/contended",
+                    new ExponentialBackoffRetry(1, 50, 20));
+            DistributedAtomicInteger small = new DistributedAtomicInteger(own, "/atomic/async/contended-int",
+                    new ExponentialBackoffRetry(1, 50, 20));
+            // Each client chains its changes, one after another; no thread of the test waits meanwhile.
+            CompletableFuture<Integer> failed = CompletableFuture.completedFuture(0);
+            for (int n = 0; n < each; n++) {
+                failed = failed.thenCompose(f -> counter.incrementAsync()
+                        .thenCombine(small.addAsync(2), (a, b) -> f + lost(a) + lost(b)));
+            }
+            runs.add(failed);
+        }
+        for (CompletableFuture<Integer> run : runs) {
+            assertThat(run.get(40, TimeUnit.SECONDS)).isZero();
+        }
+        assertThat(new DistributedAtomicLong(client, "/atomic/async/contended", new RetryOneTime(1)).get().postValue())
+                .isEqualTo((long) contenders * each);
+        assertThat(new DistributedAtomicInteger(client, "/atomic/async/contended-int", new RetryOneTime(1)).get()
+                .postValue()).isEqualTo(contenders * each * 2);
+    }
+
+    private static int lost(AtomicValue<?> result) {
+        return result.succeeded() ? 0 : 1;
+    }
+
+    @Test
+    void asyncSucceededIsFalseWhenRetriesRunOut() throws Exception {
+        BatonClient rival = newClient();
+        new DistributedAtomicLong(client, "/atomic/async/lost", new RetryOneTime(1)).initialize(10L);
+
+        AtomicInteger attempts = new AtomicInteger();
+        DistributedAtomicLong noRetries = new DistributedAtomicLong(
+                spoiling(client, rival, "/atomic/async/lost", Integer.MAX_VALUE, attempts), "/atomic/async/lost",
+                new RetryNTimes(0, 0));
+        assertThat(noRetries.incrementAsync().get(10, TimeUnit.SECONDS)).isEqualTo(new AtomicValue<>(false, 10L, 10L));
+        assertThat(attempts).hasValue(1);
+
+        // Pauses between attempts, as the policy asks, scheduled rather than slept.
+        attempts.set(0);
+        List<Integer> retriesAsked = new CopyOnWriteArrayList<>();
+        RetryPolicy twice = (count, elapsed) -> {
+            retriesAsked.add(count);
+            return new RetryNTimes(2, 20).delayBeforeRetry(count, elapsed);
+        };
+        DistributedAtomicLong threeTries = new DistributedAtomicLong(
+                spoiling(client, rival, "/atomic/async/lost", Integer.MAX_VALUE, attempts), "/atomic/async/lost",
+                twice);
+        long start = System.nanoTime();
+        AtomicValue<Long> lost = threeTries.addAsync(5L).get(10, TimeUnit.SECONDS);
+        assertThat(lost.succeeded()).isFalse();
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(Duration.ofMillis(40));
+        assertThat(attempts).hasValue(3);
+        assertThat(retriesAsked).containsExactly(0, 1, 2);
+        assertThat(threeTries.getAsync().get(10, TimeUnit.SECONDS).postValue()).isEqualTo(10L); // nothing written
+
+        attempts.set(0);
+        DistributedAtomicLong winsOnThird = new DistributedAtomicLong(
+                spoiling(client, rival, "/atomic/async/lost", 2, attempts), "/atomic/async/lost",
+                new RetryNTimes(2, 5));
+        assertThat(winsOnThird.incrementAsync().get(10, TimeUnit.SECONDS)).isEqualTo(new AtomicValue<>(true, 10L, 11L));
+        assertThat(attempts).hasValue(3);
+    }
+
+    @Test
+    void asyncPromotedToLockTriesAgainUnderTheMutex() throws Exception {
+        BatonClient rival = newClient();
+        AtomicInteger attempts = new AtomicInteger();
+        new DistributedAtomicInteger(client, "/atomic/async/promoted", new RetryOneTime(1)).initialize(1);
+        PromotedToLock promoted = PromotedToLock.builder().lockPath("/atomic/async/promoted-lock")
+                .timeout(5, TimeUnit.SECONDS).retryPolicy(new RetryNTimes(1, 0)).build();
+        DistributedAtomicInteger counter = new DistributedAtomicInteger(
+                spoiling(client, rival, "/atomic/async/promoted", 1, attempts), "/atomic/async/promoted",
+                new RetryNTimes(0, 0), promoted);
+        assertThat(counter.incrementAsync().get(10, TimeUnit.SECONDS)).isEqualTo(new AtomicValue<>(true, 1, 2));
+        assertThat(attempts).hasValue(2); // one optimistic attempt lost, one under the lock won
+        await().until(() -> client.getChildren().forPath("/atomic/async/promoted-lock").isEmpty()); // released
+
+        // The mutex is held elsewhere past the timeout: the optimistic outcome stands, nothing is left behind.
+        InterProcessMutex holder = new InterProcessMutex(rival, "/atomic/async/promoted-lock");
+        holder.acquire();
+        try {
+            PromotedToLock briefly = PromotedToLock.builder().lockPath("/atomic/async/promoted-lock")
+                    .timeout(100, TimeUnit.MILLISECONDS).build();
+            attempts.set(0);
+            DistributedAtomicInteger blocked = new DistributedAtomicInteger(
+                    spoiling(client, rival, "/atomic/async/promoted", Integer.MAX_VALUE, attempts),
+                    "/atomic/async/promoted", new RetryNTimes(0, 0), briefly);
+            assertThat(blocked.incrementAsync().get(10, TimeUnit.SECONDS)).isEqualTo(new AtomicValue<>(false, 2, 2));
+            assertThat(attempts).hasValue(1);
+            await().until(() -> client.getChildren().forPath("/atomic/async/promoted-lock").size() == 1);
+        } finally {
+            holder.release();
+        }
+    }
+
+    @Test
+    void cancellingAnAsyncChangeStopsItsAttempts() throws Exception {
+        BatonClient rival = newClient();
+        new DistributedAtomicLong(client, "/atomic/async/cancelled", new RetryOneTime(1)).initialize(0L);
+        AtomicInteger attempts = new AtomicInteger();
+        DistributedAtomicLong forever = new DistributedAtomicLong(
+                spoiling(client, rival, "/atomic/async/cancelled", Integer.MAX_VALUE, attempts),
+                "/atomic/async/cancelled", new RetryForever(5));
+        CompletableFuture<AtomicValue<Long>> change = forever.incrementAsync();
+        await().until(() -> attempts.get() >= 3);
+        assertThat(change.cancel(false)).isTrue();
+        int atCancel = attempts.get();
+        await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(5))
+                .until(() -> attempts.get() <= atCancel + 1); // at most the round under way
+        assertThat(forever.get().postValue()).isZero();
     }
 
     @Test

@@ -14,7 +14,9 @@ import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -163,6 +165,70 @@ class SharedCountTest {
             pool.shutdownNow();
         }
         await().until(() -> counts.stream().allMatch(c -> c.getCount() == writers * each));
+    }
+
+    @Test
+    void asyncFormsStartSetAndTrySet() throws Exception {
+        BatonClient a = newClient();
+        BatonClient b = newClient();
+        SharedCount first = count(a, "/counts/async/a", 5);
+        assertThat(first.startAsync().get(10, TimeUnit.SECONDS)).isNull();
+        assertThat(first.getCount()).isEqualTo(5);
+        assertThat(a.getData().forPath("/counts/async/a")).containsExactly(0, 0, 0, 5);
+        assertThatThrownBy(first::startAsync).isInstanceOf(IllegalStateException.class);
+        SharedCount second = count(b, "/counts/async/a", 99); // seed ignored: the node exists
+        Heard heard = new Heard();
+        second.addListener(heard);
+        second.startAsync().get(10, TimeUnit.SECONDS);
+        assertThat(second.getVersionedValue()).isEqualTo(new VersionedValue<>(0, 5));
+
+        assertThat(first.setCountAsync(6).get(10, TimeUnit.SECONDS)).isNull();
+        assertThat(first.getVersionedValue()).isEqualTo(new VersionedValue<>(1, 6)); // known when complete
+        await().until(() -> second.getCount() == 6);
+        assertThat(heard.counts).containsExactly(6);
+
+        VersionedValue<Integer> seen = first.getVersionedValue();
+        assertThat(first.trySetCountAsync(seen, 7).get(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(first.getVersionedValue()).isEqualTo(new VersionedValue<>(2, 7));
+        // Known stale here: false at once (complete when returned), without a request.
+        CompletableFuture<Boolean> stale = first.trySetCountAsync(seen, 8);
+        assertThat(stale).isCompletedWithValue(false);
+        // Stale on the server only: the version check fails there.
+        assertThat(second.trySetCountAsync(seen, 8).get(10, TimeUnit.SECONDS)).isFalse();
+        await().until(() -> second.getCount() == 7);
+        assertThat(second.trySetCountAsync(second.getVersionedValue(), 8).get(10, TimeUnit.SECONDS)).isTrue();
+        await().until(() -> first.getCount() == 8);
+        assertThat(heard.counts).containsExactly(6, 7, 8);
+        assertThat(a.getData().forPath("/counts/async/a")).containsExactly(0, 0, 0, 8);
+        assertThatThrownBy(() -> first.trySetCountAsync(null, 1)).isInstanceOf(NullPointerException.class)
+                .hasMessageContaining("previous");
+
+        // A deleted node: setCount fails with NoNode, trySetCount answers false.
+        a.delete().forPath("/counts/async/a");
+        Throwable failed = first.setCountAsync(9).handle((v, e) -> e).get(10, TimeUnit.SECONDS);
+        assertThat(failed).isInstanceOf(KeeperException.NoNodeException.class);
+        assertThatThrownBy(() -> first.setCountAsync(9).get(10, TimeUnit.SECONDS))
+                .isInstanceOf(ExecutionException.class).hasCauseInstanceOf(KeeperException.NoNodeException.class);
+        assertThat(first.trySetCountAsync(first.getVersionedValue(), 9).get(10, TimeUnit.SECONDS)).isFalse();
+    }
+
+    @Test
+    void asyncStartSeedsCreatesParentsAndClosesOnFailure() throws Exception {
+        BatonClient client = newClient();
+        SharedCount fresh = count(client, "/counts/async/deep/fresh", -3);
+        fresh.startAsync().get(10, TimeUnit.SECONDS);
+        assertThat(fresh.getCount()).isEqualTo(-3);
+        client.setData().forPath("/counts/async/deep/fresh", SharedCount.toBytes(4)); // followed by the watch
+        await().until(() -> fresh.getCount() == 4);
+
+        client.create().creatingParentsIfNeeded().forPath("/counts/async/bad", new byte[] {1, 2, 3});
+        SharedCount bad = count(client, "/counts/async/bad", 0);
+        assertThatThrownBy(() -> bad.startAsync().get(10, TimeUnit.SECONDS))
+                .isInstanceOf(ExecutionException.class).hasCauseInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("3 bytes");
+        assertThatThrownBy(bad::getCount).isInstanceOf(IllegalStateException.class).hasMessageContaining("CLOSED");
+        SharedCount notStarted = count(client, "/counts/async/latent", 0);
+        assertThatThrownBy(() -> notStarted.setCountAsync(1)).isInstanceOf(IllegalStateException.class);
     }
 
     /** The check-after-set transaction used for version -1, exercised at an ordinary version. */
