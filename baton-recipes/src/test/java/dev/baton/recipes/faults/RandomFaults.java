@@ -122,6 +122,11 @@ final class RandomFaults {
             case EXPIRE -> {
                 int victim = random.nextInt(sessions.size());
                 ZooKeeper zk = sessions.get(victim).get();
+                if (zk.getSessionId() == 0) {
+                    // Between sessions (its last one expired, the new handle is not connected yet): nothing to end.
+                    history.note("fault " + id + " skipped: " + name(victim) + " has no session to expire");
+                    return;
+                }
                 injected(id, "expire session 0x" + Long.toHexString(zk.getSessionId()) + " of " + name(victim));
                 // From here the session is ending on the servers while the client, not told yet, still believes
                 // what it believed: the window a client cannot know about, as in a pause. Mark it out of touch;
