@@ -202,7 +202,7 @@ final class Calls {
             public Void sync(ZooKeeper zk) throws KeeperException, InterruptedException {
                 CompletableFuture<Void> f = new CompletableFuture<>();
                 async(zk, f);
-                return Exec.await(f);
+                return Failures.await(f);
             }
 
             @Override

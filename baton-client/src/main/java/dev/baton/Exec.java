@@ -3,9 +3,7 @@ package dev.baton;
 import dev.baton.retry.RetryPolicy;
 import java.time.Duration;
 import java.util.Optional;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -142,27 +140,5 @@ final class Exec {
 
     static <T> CompletableFuture<T> failed(Throwable t) {
         return CompletableFuture.failedFuture(t);
-    }
-
-    /** Waits for a future made by a blocking-mode composition and throws what it failed with. */
-    static <T> T await(CompletableFuture<T> future) throws KeeperException, InterruptedException {
-        try {
-            return future.get();
-        } catch (ExecutionException | CancellationException e) {
-            Throwable cause = Failures.unwrap(e);
-            if (cause instanceof KeeperException ke) {
-                throw ke;
-            }
-            if (cause instanceof InterruptedException ie) {
-                throw ie;
-            }
-            if (cause instanceof RuntimeException re) {
-                throw re;
-            }
-            if (cause instanceof Error err) {
-                throw err;
-            }
-            throw new IllegalStateException(cause);
-        }
     }
 }

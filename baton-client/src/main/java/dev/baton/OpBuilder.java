@@ -34,11 +34,11 @@ abstract class OpBuilder<T> {
     abstract BatonEventType eventType();
 
     public T forPath(String path) throws KeeperException, InterruptedException {
-        return Exec.await(run(client.exec(true), path, null));
+        return Failures.await(run(client.exec(true), path, null));
     }
 
     public T forPath(String path, byte[] data) throws KeeperException, InterruptedException {
-        return Exec.await(run(client.exec(true), path, Objects.requireNonNull(data, "data")));
+        return Failures.await(run(client.exec(true), path, Objects.requireNonNull(data, "data")));
     }
 
     public CompletableFuture<T> forPathAsync(String path) {

@@ -22,7 +22,7 @@ final class TransactionImpl implements TransactionBuilder {
     @Override
     public List<BatonTransactionResult> forOperations(List<BatonOp> operations)
             throws KeeperException, InterruptedException {
-        return Exec.await(run(client.exec(true), operations));
+        return Failures.await(run(client.exec(true), operations));
     }
 
     @Override
