@@ -6,6 +6,7 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BiFunction;
 
 /**
  * Every measured round of one scenario, per library, in report order.
@@ -36,20 +37,15 @@ record ScenarioResult(String scenario, String description, Map<String, List<RunR
      * @return the ratio, or NaN if either library did not run
      */
     double pairedTimeRatio(String library, String baseline) {
-        List<RunResult> runs = rounds.get(library);
-        List<RunResult> bases = rounds.get(baseline);
-        if (runs == null || bases == null) {
-            return Double.NaN;
-        }
-        List<Double> ratios = new ArrayList<>();
-        for (int round = 0; round < Math.min(runs.size(), bases.size()); round++) {
-            List<Double> turns = runs.get(round).turnNanosPerOp();
-            List<Double> baseTurns = bases.get(round).turnNanosPerOp();
+        return medianOverRounds(library, baseline, (run, base) -> {
+            List<Double> ratios = new ArrayList<>();
+            List<Double> turns = run.turnNanosPerOp();
+            List<Double> baseTurns = base.turnNanosPerOp();
             for (int turn = 0; turn < Math.min(turns.size(), baseTurns.size()); turn++) {
                 ratios.add(turns.get(turn) / baseTurns.get(turn));
             }
-        }
-        return median(ratios);
+            return ratios;
+        });
     }
 
     /**
@@ -60,6 +56,13 @@ record ScenarioResult(String scenario, String description, Map<String, List<RunR
      * @return the ratio, or NaN if either library did not run
      */
     double p50Ratio(String library, String baseline) {
+        return medianOverRounds(library, baseline,
+                (run, base) -> List.of((double) run.p50Nanos() / base.p50Nanos()));
+    }
+
+    /** The median of the ratios {@code paired} gives for each round the two libraries both ran; NaN if none. */
+    private double medianOverRounds(String library, String baseline,
+            BiFunction<RunResult, RunResult, List<Double>> paired) {
         List<RunResult> runs = rounds.get(library);
         List<RunResult> bases = rounds.get(baseline);
         if (runs == null || bases == null) {
@@ -67,7 +70,7 @@ record ScenarioResult(String scenario, String description, Map<String, List<RunR
         }
         List<Double> ratios = new ArrayList<>();
         for (int round = 0; round < Math.min(runs.size(), bases.size()); round++) {
-            ratios.add((double) runs.get(round).p50Nanos() / bases.get(round).p50Nanos());
+            ratios.addAll(paired.apply(runs.get(round), bases.get(round)));
         }
         return median(ratios);
     }
