@@ -5,6 +5,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import org.apache.zookeeper.KeeperException;
 
@@ -69,8 +70,8 @@ public final class BenchMain {
      */
     static String run(BenchOptions options, List<Scenario> scenarios, PrintStream progress)
             throws KeeperException, InterruptedException {
-        try (BenchServer server = options.connect() == null ? BenchServer.embedded()
-                : BenchServer.external(options.connect())) {
+        try (BenchServer server = (options.connect() == null ? BenchServer.embedded()
+                : BenchServer.external(options.connect())).withLatency(Duration.ofNanos(options.latencyNanos()))) {
             List<ScenarioResult> results = new BenchRunner(server, options, progress)
                     .run(scenarios, Libraries.create(options.libraries()));
             return MarkdownReport.render(results, options, server.describe());

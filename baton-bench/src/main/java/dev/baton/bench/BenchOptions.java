@@ -19,13 +19,14 @@ import java.util.List;
  * @param inFlight outstanding operations in pipelined scenarios
  * @param dataBytes bytes of data per created node
  * @param connect an external server's connect string, or null for an embedded server
+ * @param latencyNanos delay added to every chunk of bytes each way between the clients and the server, 0 for none
  * @param out a file to write the report to as well, or null
  * @param help print the usage and exit
  * @param list print the scenarios and exit
  */
 record BenchOptions(List<String> scenarios, List<String> libraries, int ops, int warmupOps, int warmupRounds,
-        int rounds, int slice, long maxRunNanos, int inFlight, int dataBytes, String connect, Path out, boolean help,
-        boolean list) {
+        int rounds, int slice, long maxRunNanos, int inFlight, int dataBytes, String connect, long latencyNanos, Path out,
+        boolean help, boolean list) {
 
     static final String USAGE = """
             Usage: baton-bench/run [options]
@@ -41,6 +42,9 @@ record BenchOptions(List<String> scenarios, List<String> libraries, int ops, int
               --in-flight N        outstanding requests in pipelined scenarios (default 64)
               --data-bytes N       bytes of data per node (default 16)
               --connect HOST:PORT  use this server instead of an embedded one (requests/op shows n/a)
+              --latency MICROS     put a delay line in front of the server: every chunk of bytes arrives
+                                   MICROS µs late, each way (a network round trip of 2 × MICROS), for
+                                   every library alike (default 0: loopback only)
               --out FILE           also write the markdown report to FILE
               --list               list the scenarios and exit
               --help               print this and exit
@@ -59,6 +63,9 @@ record BenchOptions(List<String> scenarios, List<String> libraries, int ops, int
         }
         if (dataBytes < 0) {
             throw new IllegalArgumentException("--data-bytes must be >= 0: " + dataBytes);
+        }
+        if (latencyNanos < 0) {
+            throw new IllegalArgumentException("--latency must be >= 0 µs: " + latencyNanos / 1_000);
         }
         if (maxRunNanos < 0) {
             throw new IllegalArgumentException("--duration must be >= 0");
@@ -87,6 +94,7 @@ record BenchOptions(List<String> scenarios, List<String> libraries, int ops, int
         int inFlight = 64;
         int dataBytes = 16;
         String connect = null;
+        long latencyNanos = 0;
         Path out = null;
         boolean help = false;
         boolean list = false;
@@ -114,12 +122,13 @@ record BenchOptions(List<String> scenarios, List<String> libraries, int ops, int
                 case "--in-flight", "--inflight" -> inFlight = integer(flag, value(flag, inline, queue));
                 case "--data-bytes" -> dataBytes = integer(flag, value(flag, inline, queue));
                 case "--connect" -> connect = value(flag, inline, queue);
+                case "--latency" -> latencyNanos = integer(flag, value(flag, inline, queue)) * 1_000L;
                 case "--out" -> out = Path.of(value(flag, inline, queue));
                 default -> throw new IllegalArgumentException("unknown argument '" + arg + "'");
             }
         }
         return new BenchOptions(scenarios, libraries, ops, warmupOps == null ? ops : warmupOps, warmupRounds, rounds,
-                slice, maxRunNanos, inFlight, dataBytes, connect, out, help, list);
+                slice, maxRunNanos, inFlight, dataBytes, connect, latencyNanos, out, help, list);
     }
 
     private static String value(String flag, String inline, List<String> queue) {

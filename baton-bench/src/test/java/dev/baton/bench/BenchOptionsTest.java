@@ -21,6 +21,7 @@ class BenchOptionsTest {
         assertThat(o.slice()).isEqualTo(500);
         assertThat(o.inFlight()).isEqualTo(64);
         assertThat(o.connect()).isNull();
+        assertThat(o.latencyNanos()).isZero();
         assertThat(o.out()).isNull();
         assertThat(o.scenarios()).isEmpty();
     }
@@ -29,8 +30,9 @@ class BenchOptionsTest {
     void flagsWithSeparateAndInlineValues() {
         BenchOptions o = BenchOptions.parse("--ops=5000", "--rounds", "5", "--scenarios", "get-data,async-create",
                 "--libraries=baton,zookeeper", "--duration", "2.5", "--out", "x/bench.md", "--connect",
-                "127.0.0.1:2181");
+                "127.0.0.1:2181", "--latency", "250");
         assertThat(o.ops()).isEqualTo(5000);
+        assertThat(o.latencyNanos()).isEqualTo(250_000);
         assertThat(o.warmupOps()).isEqualTo(5000);
         assertThat(o.rounds()).isEqualTo(5);
         assertThat(o.scenarios()).containsExactly("get-data", "async-create");
@@ -50,6 +52,8 @@ class BenchOptionsTest {
                 .withMessageContaining("--ops");
         assertThatIllegalArgumentException().isThrownBy(() -> BenchOptions.parse("--ops"))
                 .withMessageContaining("--ops needs a value");
+        assertThatIllegalArgumentException().isThrownBy(() -> BenchOptions.parse("--latency", "-1"))
+                .withMessageContaining("--latency");
         assertThatIllegalArgumentException().isThrownBy(() -> BenchOptions.parse("--bogus"))
                 .withMessageContaining("--bogus");
         assertThatIllegalArgumentException().isThrownBy(() -> Scenarios.select(List.of("nope")))
@@ -92,5 +96,20 @@ class BenchOptionsTest {
         assertThat(r.pairedTimeRatio("Baton", "ZooKeeper")).isCloseTo(1.10, within(1e-9));
         assertThat(r.pairedTimeRatio("ZooKeeper", "ZooKeeper")).isEqualTo(1.0);
         assertThat(r.pairedTimeRatio("Baton", "Curator")).isNaN();
+        assertThat(r.p50Ratio("ZooKeeper", "ZooKeeper")).isEqualTo(1.0);
+        assertThat(r.p50Ratio("Baton", "Curator")).isNaN();
+    }
+
+    @Test
+    void p50RatioIsTheMedianOverRounds() {
+        RunResult curator1 = new RunResult("Curator", 2, 100, 200, 400, 2, List.of(50.0));
+        RunResult baton1 = new RunResult("Baton", 2, 100, 100, 400, 2, List.of(50.0));
+        RunResult curator2 = new RunResult("Curator", 2, 100, 100, 400, 2, List.of(50.0));
+        RunResult baton2 = new RunResult("Baton", 2, 100, 90, 400, 2, List.of(50.0));
+        RunResult curator3 = new RunResult("Curator", 2, 100, 400, 400, 2, List.of(50.0));
+        RunResult baton3 = new RunResult("Baton", 2, 100, 100, 400, 2, List.of(50.0));
+        ScenarioResult r = new ScenarioResult("s", "d",
+                Map.of("Baton", List.of(baton1, baton2, baton3), "Curator", List.of(curator1, curator2, curator3)));
+        assertThat(r.p50Ratio("Baton", "Curator")).isEqualTo(0.5); // of 0.5, 0.9 and 0.25
     }
 }

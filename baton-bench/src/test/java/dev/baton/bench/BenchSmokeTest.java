@@ -7,6 +7,7 @@ import dev.baton.testing.EmbeddedZooKeeperExtension;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -220,6 +221,22 @@ class BenchSmokeTest {
                 .allSatisfy(l -> assertThat(l).contains("| +0.0% |"));
         assertThat(report.lines().filter(l -> l.startsWith("| Baton |"))).hasSize(scenarioNames().size());
         assertThat(progress).contains("warm-up", "round 1/1");
+    }
+
+    @Test
+    void latencyPutsADelayLineInFrontOfTheServer() throws Exception {
+        BenchOptions options = BenchOptions.parse("--ops", "20", "--rounds", "1", "--warmup-rounds", "0",
+                "--libraries", "zookeeper", "--latency", "2000");
+        try (BenchServer delayed = BenchServer.of(zk.server()).withLatency(Duration.ofNanos(options.latencyNanos()))) {
+            assertThat(delayed.connectString()).isNotEqualTo(zk.connectString());
+            assertThat(delayed.describe()).contains("delay line of 2000 µs each way");
+            List<ScenarioResult> results = new BenchRunner(delayed, options,
+                    new PrintStream(PrintStream.nullOutputStream(), true, StandardCharsets.UTF_8))
+                    .run(Scenarios.select(List.of("get-data")), Libraries.create(options.libraries()));
+            // Every read crosses the delay line twice.
+            assertThat(results.get(0).median("ZooKeeper").p50Nanos()).isGreaterThanOrEqualTo(4_000_000);
+        }
+        assertThat(zk.server().isRunning()).as("the server behind is not the delay line's to stop").isTrue();
     }
 
     @Test
