@@ -129,7 +129,18 @@ final class LockQueue {
 
     /** As {@link #acquire(byte[], long)}, deciding with the given driver instead of the queue's own. */
     CompletableFuture<Hold> acquire(byte[] data, long timeoutNanos, Driver attemptDriver) {
-        return new Attempt(data, attemptDriver).start(timeoutNanos);
+        return new Attempt(data, attemptDriver, false).start(timeoutNanos);
+    }
+
+    /**
+     * As {@link #acquire(byte[], long, Driver)}, for a caller that is about to block on the result: the first
+     * listing, pipelined behind the create as always, is a blocking request on the caller's thread. Its reply
+     * then wakes the caller directly, and an uncontended acquire is decided on the caller's thread, without the
+     * hand-off from ZooKeeper's event thread that an asynchronous listing costs. Must not be called on
+     * ZooKeeper's event thread.
+     */
+    CompletableFuture<Hold> acquireBlocking(byte[] data, long timeoutNanos, Driver attemptDriver) {
+        return new Attempt(data, attemptDriver, true).start(timeoutNanos);
     }
 
     /** How many times a watch woke an attempt of this queue (for tests: readers must not wake on readers). */
@@ -235,9 +246,13 @@ final class LockQueue {
         private boolean askedToWithdraw;
         private long round;
 
-        Attempt(byte[] data, Driver driver) {
+        /** The first listing is sent from the (blocking) caller's thread; see {@link #acquireBlocking}. */
+        private final boolean listFirstInline;
+
+        Attempt(byte[] data, Driver driver, boolean listFirstInline) {
             this.data = data;
             this.driver = driver;
+            this.listFirstInline = listFirstInline;
         }
 
         CompletableFuture<Hold> start(long timeoutNanos) {
@@ -286,8 +301,10 @@ final class LockQueue {
             if (old != null) {
                 deleteQuietly(old);
             }
+            boolean inline;
             synchronized (this) {
                 creating = true;
+                inline = listFirstInline && r == 1;
             }
             Stat stat = new Stat();
             CompletableFuture<String> created;
@@ -296,7 +313,8 @@ final class LockQueue {
                 created = client.create().creatingParentContainersIfNeeded().withProtection()
                         .withMode(CreateMode.EPHEMERAL_SEQUENTIAL).storingStatIn(stat)
                         .forPathAsync(BatonPaths.makePath(path, nodeName), data);
-                listed = client.getChildren().forPathAsync(path); // pipelined behind the create
+                // Pipelined behind the create; the listing must show our node, or it is taken again.
+                listed = inline ? new CompletableFuture<>() : client.getChildren().forPathAsync(path);
             } catch (IllegalStateException e) {
                 result.completeExceptionally(e); // client closed
                 return;
@@ -334,6 +352,24 @@ final class LockQueue {
                     }
                 });
             });
+            if (inline) {
+                listInline(listed);
+            }
+        }
+
+        /**
+         * Lists on this (the blocking caller's) thread. When the create's callback has run by the time the reply
+         * is read, the decision is made right here. A failure only costs the asynchronous listing that follows.
+         */
+        private void listInline(CompletableFuture<List<String>> listed) {
+            try {
+                listed.complete(client.getChildren().forPath(path));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt(); // the caller's wait sees it and gives the attempt up
+                listed.completeExceptionally(e);
+            } catch (KeeperException | RuntimeException e) {
+                listed.completeExceptionally(e);
+            }
         }
 
         /** The hold the attempt completed with, or null (not done, timed out, or failed). */
