@@ -1,31 +1,45 @@
 package dev.baton.recipes.barriers;
 
+import java.util.concurrent.CompletableFuture;
 import org.apache.zookeeper.WatchedEvent;
 import org.apache.zookeeper.Watcher;
 
 /**
- * The monitor a blocking barrier call waits on, and the watcher that wakes it. One instance per call, so that a
- * call that gives up can remove exactly its own watch. Every event counts as a wake-up, including connection
- * events; the caller re-reads the server's state after each one and never takes a wake-up itself as progress
- * (with one exception it asks for explicitly: {@link #sawCreated()}).
+ * The watcher that wakes a barrier call, and what the call waits on: a monitor for a blocking call
+ * ({@link #await}), a future for an asynchronous one ({@link #next}). One instance per call (or per wait of a
+ * call), so that a call that gives up can remove exactly its own watch. Every event counts as a wake-up, including
+ * connection events; the caller re-reads the server's state after each one and never takes a wake-up itself as
+ * progress (with one exception it asks for explicitly: {@link #sawCreated()}). {@link #giveUp()} ends the current
+ * and every later wait as if its time had run out.
  */
 final class Signal implements Watcher {
     private int events;
     private boolean created;
     private boolean deleted;
+    private boolean givenUp;
+    /** The pending asynchronous wait, completed outside the monitor. */
+    private CompletableFuture<Boolean> next;
 
     @Override
-    public synchronized void process(WatchedEvent event) {
-        events++;
-        if (event.getType() == Event.EventType.NodeCreated) {
-            created = true;
-        } else if (event.getType() == Event.EventType.NodeDeleted) {
-            deleted = true;
+    public void process(WatchedEvent event) {
+        CompletableFuture<Boolean> waiting;
+        synchronized (this) {
+            events++;
+            if (event.getType() == Event.EventType.NodeCreated) {
+                created = true;
+            } else if (event.getType() == Event.EventType.NodeDeleted) {
+                deleted = true;
+            }
+            notifyAll();
+            waiting = next;
+            next = null;
         }
-        notifyAll();
+        if (waiting != null) {
+            waiting.complete(true);
+        }
     }
 
-    /** @return the event count, to be passed to {@link #await} after the watch was set */
+    /** @return the event count, to be passed to {@link #await} or {@link #next} after the watch was set */
     synchronized int mark() {
         return events;
     }
@@ -43,13 +57,13 @@ final class Signal implements Watcher {
     /**
      * Waits for an event after {@code mark}.
      *
-     * @return true if one arrived, false if the deadline passed first
+     * @return true if one arrived, false if the deadline passed (or the wait was given up) first
      * @throws InterruptedException if interrupted
      */
     synchronized boolean await(int mark, Deadline deadline) throws InterruptedException {
         while (events == mark) {
             long left = deadline.remainingNanos();
-            if (left <= 0) {
+            if (left <= 0 || givenUp) {
                 return false;
             }
             if (deadline.isTimed()) {
@@ -60,5 +74,39 @@ final class Signal implements Watcher {
             }
         }
         return true;
+    }
+
+    /**
+     * Waits for an event after {@code mark} without a thread.
+     *
+     * @return a future of true once one arrived (at once if one did already), of false once the wait is given up
+     */
+    CompletableFuture<Boolean> next(int mark) {
+        synchronized (this) {
+            if (events != mark) {
+                return CompletableFuture.completedFuture(true);
+            }
+            if (givenUp) {
+                return CompletableFuture.completedFuture(false);
+            }
+            if (next == null) {
+                next = new CompletableFuture<>();
+            }
+            return next;
+        }
+    }
+
+    /** Ends the current wait, and every later one that finds no new event, with false. */
+    void giveUp() {
+        CompletableFuture<Boolean> waiting;
+        synchronized (this) {
+            givenUp = true;
+            notifyAll();
+            waiting = next;
+            next = null;
+        }
+        if (waiting != null) {
+            waiting.complete(false);
+        }
     }
 }

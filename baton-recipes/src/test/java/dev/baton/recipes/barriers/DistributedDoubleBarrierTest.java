@@ -73,6 +73,7 @@ class DistributedDoubleBarrierTest {
         AtomicIntegerArray positions = new AtomicIntegerArray(HORSES);
         AtomicInteger roundsRun = new AtomicInteger();
         List<DistributedDoubleBarrier> all = new ArrayList<>();
+        int watchesBefore = ServerWatches.total(zk.server().port());
         zk.server().resetStatistics();
 
         List<Future<Integer>> running = new ArrayList<>();
@@ -152,6 +153,9 @@ class DistributedDoubleBarrierTest {
         assertThat(pathRaces).as("failed path writes of the gate").isLessThanOrEqualTo(HORSES);
         await().untilAsserted(() -> assertThat(children(observer, "/race")).as("markers left")
                 .noneMatch(n -> n.contains(DistributedDoubleBarrier.CREATING_MARKER)));
+        // No watch left behind, such as one set by exists on a marker or member already gone.
+        await().untilAsserted(() -> assertThat(ServerWatches.total(zk.server().port())).as("server watches")
+                .isEqualTo(watchesBefore));
         // Writes per round, without failures: 5 member creates, ready, 5 markers; 4 member and 4 marker deletes;
         // one multi creating the round path (deleting its creator's marker), one the last member's leave.
         long writes = requests.getOrDefault("create", 0L) + requests.getOrDefault("createContainer", 0L)

@@ -1,0 +1,596 @@
+package dev.baton.recipes.barriers;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import dev.baton.BatonClient;
+import dev.baton.retry.RetryOneTime;
+import dev.baton.testing.EmbeddedZooKeeperExtension;
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.net.InetAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.apache.zookeeper.KeeperException;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.RepeatedTest;
+import org.junit.jupiter.api.RepetitionInfo;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * The {@code CompletableFuture} face of {@link DistributedDoubleBarrier}: the horse race with members driven only
+ * by futures beside blocking ones, time limits, giving calls up, a thousand pending enters without a thread, and
+ * the failures the blocking face throws, as failed futures.
+ */
+@Timeout(120)
+class DistributedDoubleBarrierAsyncTest {
+    @RegisterExtension
+    static EmbeddedZooKeeperExtension zk = new EmbeddedZooKeeperExtension();
+
+    private static final int HORSES = 5;
+    private static final int FINISH = 100;
+    private static final int MAX_ROUNDS = 40;
+    private static final long WAIT = 30;
+
+    private Clients clients;
+    private ExecutorService pool;
+
+    @BeforeEach
+    void setUp() {
+        clients = new Clients(zk);
+        pool = Executors.newCachedThreadPool();
+    }
+
+    @AfterEach
+    void tearDown() {
+        pool.shutdownNow();
+        clients.close();
+    }
+
+    /** What one horse saw in one round, on the shared monotonic clock. */
+    private static final class Times {
+        volatile long enterCalled;
+        volatile long enterReturned;
+        volatile long leaveCalled;
+        volatile long leaveReturned;
+        volatile boolean readySeen;
+    }
+
+    /** The seed's race, shared by the blocking and the asynchronous horses. */
+    private final class Race {
+        final Times[][] times = new Times[MAX_ROUNDS + 1][HORSES];
+        final AtomicIntegerArray positions = new AtomicIntegerArray(HORSES);
+        final List<DistributedDoubleBarrier> all = new ArrayList<>();
+
+        DistributedDoubleBarrier barrier(BatonClient client, String path) {
+            DistributedDoubleBarrier barrier = new DistributedDoubleBarrier(client, path, HORSES);
+            synchronized (all) {
+                all.add(barrier);
+            }
+            return barrier;
+        }
+
+        Times times(int round, int horse) {
+            Times t = new Times();
+            times[round][horse] = t;
+            return t;
+        }
+
+        boolean finished() {
+            for (int i = 0; i < HORSES; i++) {
+                if (positions.get(i) >= FINISH) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        /** A horse driven by futures only: no thread of the test's waits for it. Timed forms when asked to. */
+        CompletableFuture<Integer> asyncHorse(int horse, BatonClient client, boolean timed) {
+            Random random = new Random(horse);
+            DistributedDoubleBarrier gate = barrier(client, "/race/gate");
+            return enter(gate, timed)
+                    .thenCompose(v -> asyncRound(horse, client, 1, random, timed))
+                    .thenCompose(rounds -> leave(gate, timed).thenApply(v -> rounds));
+        }
+
+        private CompletableFuture<Integer> asyncRound(int horse, BatonClient client, int round, Random random,
+                boolean timed) {
+            Times t = times(round, horse);
+            String path = "/race/round-" + round;
+            DistributedDoubleBarrier barrier = barrier(client, path);
+            t.enterCalled = System.nanoTime();
+            return enter(barrier, timed).thenCompose(v -> {
+                t.enterReturned = System.nanoTime();
+                return client.checkExists().forPathAsync(path + "/ready");
+            }).thenCompose(ready -> {
+                t.readySeen = ready != null;
+                positions.addAndGet(horse, 1 + random.nextInt(10));
+                t.leaveCalled = System.nanoTime();
+                return leave(barrier, timed);
+            }).thenCompose(v -> {
+                t.leaveReturned = System.nanoTime();
+                return finished() ? CompletableFuture.completedFuture(round)
+                        : asyncRound(horse, client, round + 1, random, timed);
+            });
+        }
+
+        private CompletableFuture<Void> enter(DistributedDoubleBarrier barrier, boolean timed) {
+            return timed ? barrier.enterAsync(WAIT, TimeUnit.SECONDS).thenAccept(Race::passed) : barrier.enterAsync();
+        }
+
+        private CompletableFuture<Void> leave(DistributedDoubleBarrier barrier, boolean timed) {
+            return timed ? barrier.leaveAsync(WAIT, TimeUnit.SECONDS).thenAccept(Race::passed) : barrier.leaveAsync();
+        }
+
+        private static void passed(boolean through) {
+            if (!through) {
+                throw new AssertionError("a timed call ran out of time");
+            }
+        }
+
+        /** A horse on a thread of its own, with the blocking forms (as in the seed program). */
+        int blockingHorse(int horse, BatonClient client) throws Exception {
+            Random random = new Random(horse);
+            DistributedDoubleBarrier gate = barrier(client, "/race/gate");
+            gate.enter();
+            int round = 0;
+            do {
+                round++;
+                Times t = times(round, horse);
+                String path = "/race/round-" + round;
+                DistributedDoubleBarrier barrier = barrier(client, path);
+                t.enterCalled = System.nanoTime();
+                barrier.enter();
+                t.enterReturned = System.nanoTime();
+                t.readySeen = client.checkExists().forPath(path + "/ready") != null;
+                positions.addAndGet(horse, 1 + random.nextInt(10));
+                t.leaveCalled = System.nanoTime();
+                barrier.leave();
+                t.leaveReturned = System.nanoTime();
+            } while (!finished());
+            gate.leave();
+            return round;
+        }
+    }
+
+    /**
+     * The horse race with three horses driven by {@code enterAsync}/{@code leaveAsync} alone (one of them with the
+     * timed forms, one switching between both) and two blocking horses: nobody gets through a round's enter (or
+     * leave) before all five have called it, and every round leaves its path empty.
+     */
+    @Test
+    void horseRaceWithAsyncAndBlockingMembers() throws Exception {
+        List<BatonClient> horses = new ArrayList<>();
+        for (int i = 0; i < HORSES; i++) {
+            horses.add(clients.newClient());
+        }
+        Race race = new Race();
+        zk.server().resetStatistics();
+        List<CompletableFuture<Integer>> running = new ArrayList<>();
+        for (int horse = 0; horse < HORSES; horse++) {
+            BatonClient client = horses.get(horse);
+            if (horse % 2 == 0) {
+                running.add(race.asyncHorse(horse, client, horse == 2));
+            } else {
+                int h = horse;
+                running.add(CompletableFuture.supplyAsync(() -> {
+                    try {
+                        return race.blockingHorse(h, client);
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    }
+                }, pool));
+            }
+        }
+        List<Integer> rounds = new ArrayList<>();
+        for (CompletableFuture<Integer> horse : running) {
+            rounds.add(horse.get(90, TimeUnit.SECONDS));
+        }
+        assertThat(rounds).as("rounds run per horse").containsOnly(rounds.get(0));
+        int roundsRun = rounds.get(0);
+        assertThat(roundsRun).isGreaterThanOrEqualTo(10);
+        Map<String, Long> requests = zk.server().requestCounts();
+        BatonClient observer = horses.get(1);
+        for (int round = 1; round <= roundsRun; round++) {
+            long lastEnterCalled = 0;
+            long lastLeaveCalled = 0;
+            for (Times t : race.times[round]) {
+                lastEnterCalled = Math.max(lastEnterCalled, t.enterCalled);
+                lastLeaveCalled = Math.max(lastLeaveCalled, t.leaveCalled);
+            }
+            for (int horse = 0; horse < HORSES; horse++) {
+                Times t = race.times[round][horse];
+                assertThat(t.enterReturned).as("round %d horse %d enter", round, horse)
+                        .isGreaterThanOrEqualTo(lastEnterCalled);
+                assertThat(t.leaveReturned).as("round %d horse %d leave", round, horse)
+                        .isGreaterThanOrEqualTo(lastLeaveCalled);
+                assertThat(t.readySeen).as("round %d horse %d saw ready", round, horse).isTrue();
+            }
+            assertThat(children(observer, "/race/round-" + round)).as("round %d", round).isEmpty();
+        }
+        assertThat(children(observer, "/race/gate")).isEmpty();
+        assertThat(race.all.stream().mapToInt(b -> b.failedWrites.get()).sum()).as("failed member/ready writes")
+                .isZero();
+        assertThat(race.all.stream().filter(b -> !b.getPath().equals("/race/gate"))
+                .mapToInt(b -> b.failedPathCreates.get()).sum()).as("failed path writes of the rounds").isZero();
+        await().untilAsserted(() -> assertThat(children(observer, "/race")).as("markers left")
+                .noneMatch(n -> n.contains(DistributedDoubleBarrier.CREATING_MARKER)));
+        System.out.printf("async horse race: %d rounds, requests %s, %.1f requests per member per round%n",
+                roundsRun, requests, requests.values().stream().mapToLong(Long::longValue).sum()
+                        / (double) (HORSES * (roundsRun + 1)));
+    }
+
+    @Test
+    void aTimedAsyncEnterWithTooFewMembersCompletesFalseAndLeavesNothing() throws Exception {
+        BatonClient client = clients.newClient();
+        int port = zk.server().port();
+        int watchesBefore = ServerWatches.total(port);
+        DistributedDoubleBarrier barrier = new DistributedDoubleBarrier(client, "/async-lonely", 2);
+        long start = System.nanoTime();
+        CompletableFuture<Boolean> entering = barrier.enterAsync(300, TimeUnit.MILLISECONDS);
+        assertThat(entering.get(WAIT, TimeUnit.SECONDS)).isFalse();
+        assertThat(System.nanoTime() - start).isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(300));
+        assertThat(children(client, "/async-lonely")).as("removed before the future completed").isEmpty();
+        await().untilAsserted(() -> assertThat(ServerWatches.total(port)).isEqualTo(watchesBefore));
+        assertThatThrownBy(barrier::leaveAsync).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("not entered");
+
+        // The same instance may try again; with a second (blocking) member both get through.
+        DistributedDoubleBarrier second = new DistributedDoubleBarrier(clients.newClient(), "/async-lonely", 2);
+        CompletableFuture<Boolean> again = barrier.enterAsync(WAIT, TimeUnit.SECONDS);
+        assertThat(second.enter(WAIT, TimeUnit.SECONDS)).isTrue();
+        assertThat(again.get(WAIT, TimeUnit.SECONDS)).isTrue();
+        CompletableFuture<Boolean> out = barrier.leaveAsync(WAIT, TimeUnit.SECONDS);
+        assertThat(second.leave(WAIT, TimeUnit.SECONDS)).isTrue();
+        assertThat(out.get(WAIT, TimeUnit.SECONDS)).isTrue();
+        assertThat(children(client, "/async-lonely")).isEmpty();
+    }
+
+    @Test
+    void givingUpAnAsyncEnterRemovesItsNodeAndWatch() throws Exception {
+        BatonClient client = clients.newClient();
+        int port = zk.server().port();
+        int watchesBefore = ServerWatches.total(port);
+        DistributedDoubleBarrier barrier = new DistributedDoubleBarrier(client, "/async-cancel", 2);
+
+        // Cancelled, completed by the caller, or timed out by the caller: each gives the call up the same way.
+        CompletableFuture<Void> cancelled = barrier.enterAsync();
+        awaitWaiting(client, "/async-cancel", watchesBefore + 1, cancelled);
+        assertThat(cancelled.cancel(false)).isTrue();
+        awaitGivenUp(client, "/async-cancel", watchesBefore);
+
+        CompletableFuture<Boolean> completed = barrier.enterAsync(1, TimeUnit.MINUTES);
+        awaitWaiting(client, "/async-cancel", watchesBefore + 1, completed);
+        assertThat(completed.complete(false)).isTrue();
+        awaitGivenUp(client, "/async-cancel", watchesBefore);
+
+        CompletableFuture<Void> timedOut = barrier.enterAsync().orTimeout(200, TimeUnit.MILLISECONDS);
+        assertThat(failure(timedOut)).isInstanceOf(TimeoutException.class);
+        awaitGivenUp(client, "/async-cancel", watchesBefore);
+
+        // Given up, the instance is free at once: it may enter again, and gets through with a second member.
+        CompletableFuture<Void> again = barrier.enterAsync();
+        await().until(() -> children(client, "/async-cancel").size() == 1);
+        again.cancel(false);
+        CompletableFuture<Void> entering = barrier.enterAsync();
+        DistributedDoubleBarrier second = new DistributedDoubleBarrier(clients.newClient(), "/async-cancel", 2);
+        second.enter();
+        entering.get(WAIT, TimeUnit.SECONDS);
+        assertThat(children(client, "/async-cancel")).hasSize(3).contains(DistributedDoubleBarrier.READY_NODE);
+        CompletableFuture<Void> out = barrier.leaveAsync();
+        second.leave();
+        out.get(WAIT, TimeUnit.SECONDS);
+        assertThat(children(client, "/async-cancel")).isEmpty();
+    }
+
+    @Test
+    void givingUpAnAsyncLeaveRemovesTheMemberNodeAsATimedLeaveDoes() throws Exception {
+        BatonClient a = clients.newClient();
+        BatonClient b = clients.newClient();
+        int port = zk.server().port();
+        DistributedDoubleBarrier first = new DistributedDoubleBarrier(a, "/async-slow-leave", 2);
+        DistributedDoubleBarrier second = new DistributedDoubleBarrier(b, "/async-slow-leave", 2);
+        CompletableFuture<Boolean> entered = first.enterAsync(WAIT, TimeUnit.SECONDS);
+        second.enterAsync().get(WAIT, TimeUnit.SECONDS);
+        assertThat(entered.get(WAIT, TimeUnit.SECONDS)).isTrue();
+        // Counted once both are in: members racing to create a fresh path may leave a watch on a marker that
+        // was gone already (the enter protocol's, not leave's).
+        int watchesBefore = allWatches(port);
+
+        assertThat(first.leaveAsync(300, TimeUnit.MILLISECONDS).get(WAIT, TimeUnit.SECONDS)).isFalse();
+        assertThat(children(a, "/async-slow-leave")).hasSize(2).contains(DistributedDoubleBarrier.READY_NODE);
+        await().untilAsserted(() -> assertThat(allWatches(port)).isEqualTo(watchesBefore));
+
+        CompletableFuture<Void> leaving = second.leaveAsync(); // first's node is gone: second is the last one out
+        leaving.get(WAIT, TimeUnit.SECONDS);
+        assertThat(children(a, "/async-slow-leave")).isEmpty();
+
+        // A pending leave given up by its caller: the node goes, the watches go, the instance is idle again.
+        String path = "/async-cancel-leave";
+        DistributedDoubleBarrier one = new DistributedDoubleBarrier(a, path, 2);
+        DistributedDoubleBarrier two = new DistributedDoubleBarrier(b, path, 2);
+        CompletableFuture<Void> oneIn = one.enterAsync();
+        two.enter();
+        oneIn.get(WAIT, TimeUnit.SECONDS);
+        int watchesIn = allWatches(port);
+        CompletableFuture<Void> oneOut = one.leaveAsync();
+        await().until(() -> allWatches(port) > watchesIn); // on the member list, or on two's node
+        assertThat(oneOut.cancel(false)).isTrue();
+        assertThatThrownBy(one::leaveAsync).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("not entered");
+        await().untilAsserted(() -> assertThat(children(a, path)).hasSize(2)
+                .contains(DistributedDoubleBarrier.READY_NODE)); // two's node and ready
+        await().untilAsserted(() -> assertThat(allWatches(port)).isEqualTo(watchesIn));
+        assertThat(two.leave(WAIT, TimeUnit.SECONDS)).isTrue();
+        assertThat(children(a, path)).isEmpty();
+    }
+
+    /** A thousand members wait in {@code enterAsync} on one barrier of 1001: no thread each, and all get through. */
+    @Test
+    void aThousandPendingAsyncEntersHoldNoThread() throws Exception {
+        BatonClient client = clients.newClient();
+        String path = "/async-many";
+        // Warm up: the client's scheduler thread starts with its first timer.
+        assertThat(new DistributedDoubleBarrier(client, "/async-warm-up", 2).enterAsync(0, TimeUnit.SECONDS)
+                .get(WAIT, TimeUnit.SECONDS)).isFalse();
+        int threadsBefore = ManagementFactory.getThreadMXBean().getThreadCount();
+        List<DistributedDoubleBarrier> members = new ArrayList<>();
+        List<CompletableFuture<?>> entering = new ArrayList<>();
+        for (int i = 0; i < 1000; i++) {
+            DistributedDoubleBarrier member = new DistributedDoubleBarrier(client, path, 1001);
+            members.add(member);
+            entering.add(i % 2 == 0 ? member.enterAsync() : member.enterAsync(5, TimeUnit.MINUTES));
+        }
+        await().atMost(Duration.ofSeconds(60)).until(() -> children(client, path).size() == 1000);
+        assertThat(ManagementFactory.getThreadMXBean().getThreadCount()).as("no thread per pending enter")
+                .isLessThanOrEqualTo(threadsBefore + 2);
+        assertThat(entering).noneMatch(CompletableFuture::isDone);
+
+        // The last member, blocking, on a client of its own: everybody gets through, then everybody leaves.
+        DistributedDoubleBarrier last = new DistributedDoubleBarrier(clients.newClient(), path, 1001);
+        assertThat(last.enter(WAIT, TimeUnit.SECONDS)).isTrue();
+        CompletableFuture.allOf(entering.toArray(CompletableFuture[]::new)).get(WAIT, TimeUnit.SECONDS);
+        assertThat(entering).allSatisfy(f -> assertThat(f.join()).isIn(null, true));
+        List<CompletableFuture<?>> leaving = new ArrayList<>();
+        for (int i = 0; i < members.size(); i++) {
+            leaving.add(i % 2 == 0 ? members.get(i).leaveAsync() : members.get(i).leaveAsync(5, TimeUnit.MINUTES));
+        }
+        assertThat(last.leave(60, TimeUnit.SECONDS)).isTrue();
+        CompletableFuture.allOf(leaving.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
+        assertThat(leaving).allSatisfy(f -> assertThat(f.join()).isIn(null, true));
+        assertThat(children(client, path)).isEmpty();
+        assertThat(members.stream().mapToInt(m -> m.failedWrites.get()).sum()).isZero();
+        await().untilAsserted(() -> assertThat(children(client, "/"))
+                .noneMatch(n -> n.contains(DistributedDoubleBarrier.CREATING_MARKER)));
+    }
+
+    /** As {@code sessionExpiryDuringEnterFailsThatMemberOnly}, through the futures. */
+    @Test
+    void sessionExpiryDuringAsyncEnterFailsThatMemberWithSessionExpiredException() throws Exception {
+        BatonClient doomed = clients.newClient();
+        BatonClient a = clients.newClient();
+        String path = "/async-expiry";
+        CompletableFuture<Boolean> victim = new DistributedDoubleBarrier(doomed, path, 3)
+                .enterAsync(WAIT, TimeUnit.SECONDS);
+        CompletableFuture<Boolean> waiter = new DistributedDoubleBarrier(a, path, 3).enterAsync(3, TimeUnit.SECONDS);
+        await().until(() -> children(a, path).size() == 2);
+
+        zk.server().expireSession(doomed.getZooKeeper());
+
+        assertThat(failure(victim)).isInstanceOf(KeeperException.SessionExpiredException.class)
+                .hasMessageContaining(path + "/");
+        assertThat(waiter.get(WAIT, TimeUnit.SECONDS)).isFalse();
+        assertThat(children(a, path)).isEmpty();
+    }
+
+    /**
+     * Expiry before {@code leaveAsync}: the member has left involuntarily; its leave waits for the others and
+     * completes, it does not fail.
+     */
+    @Test
+    void sessionExpiryBeforeAsyncLeaveDoesNotFailIt() throws Exception {
+        BatonClient doomed = clients.newClient();
+        BatonClient b = clients.newClient();
+        String path = "/async-leave-expiry";
+        DistributedDoubleBarrier first = new DistributedDoubleBarrier(doomed, path, 2);
+        DistributedDoubleBarrier second = new DistributedDoubleBarrier(b, path, 2);
+        CompletableFuture<Void> in = first.enterAsync();
+        second.enter();
+        in.get(WAIT, TimeUnit.SECONDS);
+        long sessionBefore = doomed.getZooKeeper().getSessionId();
+
+        zk.server().expireSession(doomed.getZooKeeper());
+        await().atMost(Duration.ofSeconds(WAIT)).until(() -> doomed.isConnected()
+                && doomed.getZooKeeper().getSessionId() != sessionBefore);
+        await().until(() -> children(b, path).size() == 2); // second's node and ready
+
+        int watches = allWatches(zk.server().port());
+        CompletableFuture<Boolean> out = first.leaveAsync(WAIT, TimeUnit.SECONDS);
+        await().until(() -> allWatches(zk.server().port()) > watches); // first waits for second to leave
+        assertThat(out).isNotDone();
+        assertThat(second.leave(WAIT, TimeUnit.SECONDS)).isTrue();
+        assertThat(out.get(WAIT, TimeUnit.SECONDS)).isTrue();
+        assertThat(children(b, path)).isEmpty();
+    }
+
+    /**
+     * Expiry while a leave waits, both faces, several times: the expiry event can reach the barrier before the
+     * client has its next session, so the leave's next listing may meet the expired handle; it must carry on with
+     * the next session, not fail.
+     */
+    @RepeatedTest(4)
+    void sessionExpiryWhileALeaveWaitsDoesNotFailIt(RepetitionInfo repetition) throws Exception {
+        boolean async = repetition.getCurrentRepetition() % 2 == 0;
+        BatonClient doomed = clients.newClient();
+        BatonClient b = clients.newClient();
+        String path = "/leave-waits-expiry-" + repetition.getCurrentRepetition();
+        DistributedDoubleBarrier first = new DistributedDoubleBarrier(doomed, path, 2);
+        DistributedDoubleBarrier second = new DistributedDoubleBarrier(b, path, 2);
+        CompletableFuture<Void> in = first.enterAsync();
+        second.enter();
+        in.get(WAIT, TimeUnit.SECONDS);
+        long sessionBefore = doomed.getZooKeeper().getSessionId();
+
+        int watches = allWatches(zk.server().port());
+        CompletableFuture<Boolean> out = async ? first.leaveAsync(WAIT, TimeUnit.SECONDS)
+                : CompletableFuture.supplyAsync(() -> {
+                    try {
+                        return first.leave(WAIT, TimeUnit.SECONDS);
+                    } catch (Exception e) {
+                        throw new CompletionException(e);
+                    }
+                });
+        await().until(() -> allWatches(zk.server().port()) > watches); // first waits for second to leave
+        zk.server().expireSession(doomed.getZooKeeper());
+        await().atMost(Duration.ofSeconds(WAIT)).until(() -> doomed.isConnected()
+                && doomed.getZooKeeper().getSessionId() != sessionBefore);
+        assertThat(second.leave(WAIT, TimeUnit.SECONDS)).isTrue();
+        assertThat(out.get(WAIT, TimeUnit.SECONDS)).isTrue();
+        assertThat(children(b, path)).isEmpty();
+    }
+
+    @Test
+    void connectionLossDuringAsyncEnterAndLeaveFailsWithConnectionLossException() throws Exception {
+        BatonClient a = clients.newClient(Duration.ofSeconds(1), new RetryOneTime(100));
+        DistributedDoubleBarrier member = new DistributedDoubleBarrier(a, "/async-cut", 2);
+        CompletableFuture<Boolean> entering = member.enterAsync(60, TimeUnit.SECONDS);
+        await().until(() -> children(a, "/async-cut").size() == 1);
+        zk.server().stop();
+        try {
+            assertThat(failure(entering)).isInstanceOf(KeeperException.ConnectionLossException.class);
+        } finally {
+            zk.server().restart();
+        }
+        // Its node is removed once the connection is back (same session); the instance may enter again.
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThat(children(a, "/async-cut")).isEmpty());
+
+        BatonClient b = clients.newClient();
+        DistributedDoubleBarrier other = new DistributedDoubleBarrier(b, "/async-cut", 2);
+        CompletableFuture<Void> in = member.enterAsync();
+        other.enter();
+        in.get(WAIT, TimeUnit.SECONDS);
+        CompletableFuture<Void> leaving = member.leaveAsync(); // other has not left: it waits
+        await().until(() -> !children(b, "/async-cut").isEmpty());
+        zk.server().stop();
+        try {
+            assertThat(failure(leaving)).isInstanceOf(KeeperException.ConnectionLossException.class);
+        } finally {
+            zk.server().restart();
+        }
+        await().atMost(Duration.ofSeconds(20)).until(() -> a.isConnected() && b.isConnected());
+        assertThat(other.leave(WAIT, TimeUnit.SECONDS)).isTrue();
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThat(children(b, "/async-cut")).isEmpty());
+    }
+
+    @Test
+    void misuseFailsAsTheBlockingFormsDo() throws Exception {
+        BatonClient client = clients.newClient();
+        DistributedDoubleBarrier barrier = new DistributedDoubleBarrier(client, "/async-misuse", 2);
+        assertThatThrownBy(() -> barrier.enterAsync(-1, TimeUnit.SECONDS)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("-1");
+        assertThatThrownBy(() -> barrier.enterAsync(1, null)).isInstanceOf(NullPointerException.class)
+                .hasMessageContaining("unit");
+        assertThatThrownBy(() -> barrier.leaveAsync(-5, TimeUnit.SECONDS)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(barrier::leaveAsync).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("not entered");
+
+        CompletableFuture<Void> entering = barrier.enterAsync();
+        assertThatThrownBy(barrier::enterAsync).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("ENTERING");
+        assertThatThrownBy(barrier::enter).isInstanceOf(IllegalStateException.class).hasMessageContaining("ENTERING");
+        assertThatThrownBy(barrier::leaveAsync).isInstanceOf(IllegalStateException.class);
+        DistributedDoubleBarrier other = new DistributedDoubleBarrier(clients.newClient(), "/async-misuse", 2);
+        Future<Boolean> blocking = pool.submit(() -> other.enter(WAIT, TimeUnit.SECONDS));
+        entering.get(WAIT, TimeUnit.SECONDS);
+        assertThat(blocking.get(WAIT, TimeUnit.SECONDS)).isTrue();
+        assertThatThrownBy(() -> barrier.enterAsync(1, TimeUnit.SECONDS)).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("ENTERED");
+        CompletableFuture<Void> leaving = barrier.leaveAsync();
+        assertThatThrownBy(barrier::leaveAsync).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("LEAVING");
+        assertThatThrownBy(barrier::enterAsync).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("LEAVING");
+        assertThat(other.leave(WAIT, TimeUnit.SECONDS)).isTrue();
+        leaving.get(WAIT, TimeUnit.SECONDS);
+        assertThat(children(client, "/async-misuse")).isEmpty();
+
+        // A closed client: failed futures, and the instance stays usable for a call that can work.
+        BatonClient closed = clients.newClient();
+        DistributedDoubleBarrier orphan = new DistributedDoubleBarrier(closed, "/async-misuse-closed", 1);
+        closed.close();
+        assertThat(failure(orphan.enterAsync())).isInstanceOf(IllegalStateException.class);
+        assertThat(failure(orphan.enterAsync(1, TimeUnit.SECONDS))).isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(orphan::leaveAsync).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("not entered");
+    }
+
+    /** Waits until an enter waits: its node is there, and the server holds its watch on ready. */
+    private static void awaitWaiting(BatonClient client, String path, int watches, CompletableFuture<?> call) {
+        await().until(() -> children(client, path).size() == 1);
+        await().until(() -> ServerWatches.total(zk.server().port()) == watches);
+        assertThat(call).isNotDone();
+    }
+
+    /** Waits until a given-up enter has removed its node and its watch. */
+    private static void awaitGivenUp(BatonClient client, String path, int watches) {
+        await().untilAsserted(() -> assertThat(children(client, path)).isEmpty());
+        await().untilAsserted(() -> assertThat(ServerWatches.total(zk.server().port())).isEqualTo(watches));
+    }
+
+    /**
+     * Data and child watches the server holds ({@code zk_watch_count} of {@code mntr}): the {@code wchs} of
+     * {@link ServerWatches} counts data watches only, and a leaving lowest member watches the member list.
+     */
+    private static int allWatches(int port) throws IOException {
+        try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), port)) {
+            socket.setSoTimeout(5000);
+            socket.getOutputStream().write("mntr".getBytes(StandardCharsets.US_ASCII));
+            String reply = new String(socket.getInputStream().readAllBytes(), StandardCharsets.US_ASCII);
+            Matcher m = Pattern.compile("zk_watch_count\\s+(\\d+)").matcher(reply);
+            if (!m.find()) {
+                throw new IOException("unexpected mntr reply: " + reply);
+            }
+            return Integer.parseInt(m.group(1));
+        }
+    }
+
+    private static Throwable failure(CompletableFuture<?> call) throws Exception {
+        try {
+            call.get(WAIT, TimeUnit.SECONDS);
+        } catch (ExecutionException e) {
+            return e.getCause();
+        } catch (TimeoutException e) {
+            throw new AssertionError("expected the call to fail, it is still running", e);
+        }
+        throw new AssertionError("expected the call to fail");
+    }
+
+    private static List<String> children(BatonClient client, String path) throws Exception {
+        try {
+            return client.getChildren().forPath(path);
+        } catch (KeeperException.NoNodeException e) {
+            return List.of(); // the empty container was swept
+        }
+    }
+}
