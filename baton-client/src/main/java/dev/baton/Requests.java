@@ -1,7 +1,10 @@
 package dev.baton;
 
 import java.util.List;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.function.Supplier;
 import org.apache.zookeeper.KeeperException;
 
 /**
@@ -62,6 +65,65 @@ public final class Requests {
                     : transaction.forOperationsAsync(operations);
         } catch (KeeperException | InterruptedException | RuntimeException e) {
             return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    /**
+     * Runs {@code round} until it gives a result; a round that gives null asks for another. Rounds that complete
+     * at once (blocking mode) loop right here; otherwise the next round starts from the previous one's
+     * completion. Either way the stack does not grow with the number of rounds. A round's failure (or one thrown
+     * while starting it) fails the result with the cause itself.
+     *
+     * @param round starts one round
+     * @param stopWhenDone once this future is done (an asynchronous caller gave up), no further round starts
+     *     and the result is cancelled; null for none
+     * @param <R> the result's type
+     * @return the first non-null result of a round
+     */
+    public static <R> CompletableFuture<R> repeat(Supplier<CompletableFuture<R>> round,
+            CompletableFuture<?> stopWhenDone) {
+        CompletableFuture<R> result = new CompletableFuture<>();
+        repeat(round, stopWhenDone, result);
+        return result;
+    }
+
+    private static <R> void repeat(Supplier<CompletableFuture<R>> round, CompletableFuture<?> stopWhenDone,
+            CompletableFuture<R> result) {
+        while (true) {
+            if (stopWhenDone != null && stopWhenDone.isDone()) {
+                result.cancel(false);
+                return;
+            }
+            CompletableFuture<R> attempt;
+            try {
+                attempt = round.get();
+            } catch (RuntimeException e) {
+                result.completeExceptionally(e);
+                return;
+            }
+            if (!attempt.isDone()) {
+                attempt.whenComplete((value, error) -> {
+                    if (error != null) {
+                        result.completeExceptionally(Failures.unwrap(error));
+                    } else if (value != null) {
+                        result.complete(value);
+                    } else {
+                        repeat(round, stopWhenDone, result);
+                    }
+                });
+                return;
+            }
+            R value;
+            try {
+                value = attempt.join();
+            } catch (CompletionException | CancellationException e) {
+                result.completeExceptionally(Failures.unwrap(e));
+                return;
+            }
+            if (value != null) {
+                result.complete(value);
+                return;
+            }
         }
     }
 }

@@ -12,7 +12,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
@@ -156,7 +155,7 @@ final class AtomicCore<T> {
             CompletableFuture<?> caller) {
         long start = System.nanoTime();
         int[] retryCount = {0}; // one attempt at a time: each round happens after the previous one
-        return repeat(caller, () -> read(blocking).thenCompose(before -> {
+        return Requests.repeat(() -> read(blocking).thenCompose(before -> {
             T next = Objects.requireNonNull(change.apply(before.value()), "new value");
             return write(before, next, blocking).thenCompose(written -> {
                 if (written) {
@@ -169,7 +168,7 @@ final class AtomicCore<T> {
                 }
                 return pause(delay.get(), blocking).thenApply(v -> null); // null: another round
             });
-        }));
+        }), caller);
     }
 
     /** One attempt: compare-and-set from one read, no retries. */
@@ -188,12 +187,12 @@ final class AtomicCore<T> {
         byte[] data = codec.encode(newValue);
         return read(blocking).thenCompose(before -> {
             AtomicValue<T> done = new AtomicValue<>(true, before.value(), newValue);
-            return repeat(caller, () -> Requests.send(blocking, client.setData(), path, data)
+            return Requests.repeat(() -> Requests.send(blocking, client.setData(), path, data)
                     .thenApply(stat -> true)
                     .exceptionallyCompose(error -> Failures.code(error) == KeeperException.Code.NONODE
                             ? create(data, blocking) : CompletableFuture.failedFuture(error))
                     // Not written: created by someone else meanwhile; overwrite it.
-                    .thenApply(written -> written ? done : null));
+                    .thenApply(written -> written ? done : null), caller);
         });
     }
 
@@ -329,52 +328,6 @@ final class AtomicCore<T> {
             paused.completeExceptionally(e); // the client closed
         }
         return paused;
-    }
-
-    /**
-     * Runs {@code round} until it gives a result; null means "another round". While rounds complete at once
-     * (blocking) it loops here, otherwise it goes on from the round's completion: either way the stack does not
-     * grow with the number of rounds. Once {@code caller} is done (the asynchronous caller gave up), no further
-     * round starts and the result is cancelled.
-     */
-    private static <R> CompletableFuture<R> repeat(CompletableFuture<?> caller, Supplier<CompletableFuture<R>> round) {
-        CompletableFuture<R> result = new CompletableFuture<>();
-        repeat(caller, round, result);
-        return result;
-    }
-
-    private static <R> void repeat(CompletableFuture<?> caller, Supplier<CompletableFuture<R>> round,
-            CompletableFuture<R> result) {
-        while (true) {
-            if (caller != null && caller.isDone()) {
-                result.cancel(false);
-                return;
-            }
-            CompletableFuture<R> attempt = guarded(round);
-            if (!attempt.isDone()) {
-                attempt.whenComplete((value, error) -> {
-                    if (error != null) {
-                        result.completeExceptionally(Failures.unwrap(error));
-                    } else if (value != null) {
-                        result.complete(value);
-                    } else {
-                        repeat(caller, round, result);
-                    }
-                });
-                return;
-            }
-            R value;
-            try {
-                value = attempt.join();
-            } catch (CompletionException | CancellationException e) {
-                result.completeExceptionally(Failures.unwrap(e));
-                return;
-            }
-            if (value != null) {
-                result.complete(value);
-                return;
-            }
-        }
     }
 
     // ---------------------------------------------------------------- helpers

@@ -12,15 +12,12 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
 import java.util.UUID;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BiFunction;
 import java.util.function.Function;
-import java.util.function.Supplier;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Watcher;
@@ -481,7 +478,7 @@ public final class DistributedDoubleBarrier {
 
         @Override
         CompletableFuture<Boolean> run() {
-            return then(repeat(this::create).thenCompose(made -> made ? repeat(this::look) : outcome(false)),
+            return then(Requests.repeat(this::create, null).thenCompose(made -> made ? Requests.repeat(this::look, null) : outcome(false)),
                     this::finish);
         }
 
@@ -660,7 +657,7 @@ public final class DistributedDoubleBarrier {
         CompletableFuture<Boolean> run(CompletableFuture<List<String>> listed) {
             return then(call.settle(listed).thenCompose(found -> {
                 children = found;
-                return repeat(this::round);
+                return Requests.repeat(this::round, null);
             }), (made, error) -> {
                 watch.close(!fired);
                 if (ours) {
@@ -812,7 +809,7 @@ public final class DistributedDoubleBarrier {
 
         @Override
         CompletableFuture<Boolean> run() {
-            return then(repeat(this::look), this::finish);
+            return then(Requests.repeat(this::look, null), this::finish);
         }
 
         /** Lists the members once and acts: leave, or wait. Null: look again. */
@@ -1024,52 +1021,6 @@ public final class DistributedDoubleBarrier {
     private static <T, R> CompletableFuture<R> then(CompletableFuture<T> step,
             BiFunction<? super T, Throwable, CompletableFuture<R>> next) {
         return step.handle(next).thenCompose(Function.identity());
-    }
-
-    /**
-     * Runs {@code round} until it gives a result; null means "another round". While rounds complete at once
-     * (blocking) it loops here, otherwise it goes on from the round's completion: either way the stack does not
-     * grow with the number of rounds.
-     */
-    private static <R> CompletableFuture<R> repeat(Supplier<CompletableFuture<R>> round) {
-        CompletableFuture<R> result = new CompletableFuture<>();
-        repeat(round, result);
-        return result;
-    }
-
-    private static <R> void repeat(Supplier<CompletableFuture<R>> round, CompletableFuture<R> result) {
-        while (true) {
-            CompletableFuture<R> attempt;
-            try {
-                attempt = round.get();
-            } catch (RuntimeException e) {
-                result.completeExceptionally(e);
-                return;
-            }
-            if (!attempt.isDone()) {
-                attempt.whenComplete((value, error) -> {
-                    if (error != null) {
-                        result.completeExceptionally(Failures.unwrap(error));
-                    } else if (value != null) {
-                        result.complete(value);
-                    } else {
-                        repeat(round, result);
-                    }
-                });
-                return;
-            }
-            R value;
-            try {
-                value = attempt.join();
-            } catch (CompletionException | CancellationException e) {
-                result.completeExceptionally(Failures.unwrap(e));
-                return;
-            }
-            if (value != null) {
-                result.complete(value);
-                return;
-            }
-        }
     }
 
     @Override
