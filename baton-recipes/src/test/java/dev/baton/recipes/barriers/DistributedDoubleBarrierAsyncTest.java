@@ -1,5 +1,6 @@
 package dev.baton.recipes.barriers;
 
+import static dev.baton.recipes.barriers.HorseRace.children;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
@@ -16,7 +17,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
@@ -25,7 +25,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.zookeeper.KeeperException;
@@ -47,9 +46,7 @@ class DistributedDoubleBarrierAsyncTest {
     @RegisterExtension
     static EmbeddedZooKeeperExtension zk = new EmbeddedZooKeeperExtension();
 
-    private static final int HORSES = 5;
-    private static final int FINISH = 100;
-    private static final int MAX_ROUNDS = 40;
+    private static final int HORSES = HorseRace.HORSES;
     private static final long WAIT = 30;
 
     private Clients clients;
@@ -67,113 +64,6 @@ class DistributedDoubleBarrierAsyncTest {
         clients.close();
     }
 
-    /** What one horse saw in one round, on the shared monotonic clock. */
-    private static final class Times {
-        volatile long enterCalled;
-        volatile long enterReturned;
-        volatile long leaveCalled;
-        volatile long leaveReturned;
-        volatile boolean readySeen;
-    }
-
-    /** The seed's race, shared by the blocking and the asynchronous horses. */
-    private final class Race {
-        final Times[][] times = new Times[MAX_ROUNDS + 1][HORSES];
-        final AtomicIntegerArray positions = new AtomicIntegerArray(HORSES);
-        final List<DistributedDoubleBarrier> all = new ArrayList<>();
-
-        DistributedDoubleBarrier barrier(BatonClient client, String path) {
-            DistributedDoubleBarrier barrier = new DistributedDoubleBarrier(client, path, HORSES);
-            synchronized (all) {
-                all.add(barrier);
-            }
-            return barrier;
-        }
-
-        Times times(int round, int horse) {
-            Times t = new Times();
-            times[round][horse] = t;
-            return t;
-        }
-
-        boolean finished() {
-            for (int i = 0; i < HORSES; i++) {
-                if (positions.get(i) >= FINISH) {
-                    return true;
-                }
-            }
-            return false;
-        }
-
-        /** A horse driven by futures only: no thread of the test's waits for it. Timed forms when asked to. */
-        CompletableFuture<Integer> asyncHorse(int horse, BatonClient client, boolean timed) {
-            Random random = new Random(horse);
-            DistributedDoubleBarrier gate = barrier(client, "/race/gate");
-            return enter(gate, timed)
-                    .thenCompose(v -> asyncRound(horse, client, 1, random, timed))
-                    .thenCompose(rounds -> leave(gate, timed).thenApply(v -> rounds));
-        }
-
-        private CompletableFuture<Integer> asyncRound(int horse, BatonClient client, int round, Random random,
-                boolean timed) {
-            Times t = times(round, horse);
-            String path = "/race/round-" + round;
-            DistributedDoubleBarrier barrier = barrier(client, path);
-            t.enterCalled = System.nanoTime();
-            return enter(barrier, timed).thenCompose(v -> {
-                t.enterReturned = System.nanoTime();
-                return client.checkExists().forPathAsync(path + "/ready");
-            }).thenCompose(ready -> {
-                t.readySeen = ready != null;
-                positions.addAndGet(horse, 1 + random.nextInt(10));
-                t.leaveCalled = System.nanoTime();
-                return leave(barrier, timed);
-            }).thenCompose(v -> {
-                t.leaveReturned = System.nanoTime();
-                return finished() ? CompletableFuture.completedFuture(round)
-                        : asyncRound(horse, client, round + 1, random, timed);
-            });
-        }
-
-        private CompletableFuture<Void> enter(DistributedDoubleBarrier barrier, boolean timed) {
-            return timed ? barrier.enterAsync(WAIT, TimeUnit.SECONDS).thenAccept(Race::passed) : barrier.enterAsync();
-        }
-
-        private CompletableFuture<Void> leave(DistributedDoubleBarrier barrier, boolean timed) {
-            return timed ? barrier.leaveAsync(WAIT, TimeUnit.SECONDS).thenAccept(Race::passed) : barrier.leaveAsync();
-        }
-
-        private static void passed(boolean through) {
-            if (!through) {
-                throw new AssertionError("a timed call ran out of time");
-            }
-        }
-
-        /** A horse on a thread of its own, with the blocking forms (as in the seed program). */
-        int blockingHorse(int horse, BatonClient client) throws Exception {
-            Random random = new Random(horse);
-            DistributedDoubleBarrier gate = barrier(client, "/race/gate");
-            gate.enter();
-            int round = 0;
-            do {
-                round++;
-                Times t = times(round, horse);
-                String path = "/race/round-" + round;
-                DistributedDoubleBarrier barrier = barrier(client, path);
-                t.enterCalled = System.nanoTime();
-                barrier.enter();
-                t.enterReturned = System.nanoTime();
-                t.readySeen = client.checkExists().forPath(path + "/ready") != null;
-                positions.addAndGet(horse, 1 + random.nextInt(10));
-                t.leaveCalled = System.nanoTime();
-                barrier.leave();
-                t.leaveReturned = System.nanoTime();
-            } while (!finished());
-            gate.leave();
-            return round;
-        }
-    }
-
     /**
      * The horse race with three horses driven by {@code enterAsync}/{@code leaveAsync} alone (one of them with the
      * timed forms, one switching between both) and two blocking horses: nobody gets through a round's enter (or
@@ -185,7 +75,7 @@ class DistributedDoubleBarrierAsyncTest {
         for (int i = 0; i < HORSES; i++) {
             horses.add(clients.newClient());
         }
-        Race race = new Race();
+        HorseRace race = new HorseRace();
         zk.server().resetStatistics();
         List<CompletableFuture<Integer>> running = new ArrayList<>();
         for (int horse = 0; horse < HORSES; horse++) {
@@ -209,33 +99,8 @@ class DistributedDoubleBarrierAsyncTest {
         }
         assertThat(rounds).as("rounds run per horse").containsOnly(rounds.get(0));
         int roundsRun = rounds.get(0);
-        assertThat(roundsRun).isGreaterThanOrEqualTo(10);
         Map<String, Long> requests = zk.server().requestCounts();
-        BatonClient observer = horses.get(1);
-        for (int round = 1; round <= roundsRun; round++) {
-            long lastEnterCalled = 0;
-            long lastLeaveCalled = 0;
-            for (Times t : race.times[round]) {
-                lastEnterCalled = Math.max(lastEnterCalled, t.enterCalled);
-                lastLeaveCalled = Math.max(lastLeaveCalled, t.leaveCalled);
-            }
-            for (int horse = 0; horse < HORSES; horse++) {
-                Times t = race.times[round][horse];
-                assertThat(t.enterReturned).as("round %d horse %d enter", round, horse)
-                        .isGreaterThanOrEqualTo(lastEnterCalled);
-                assertThat(t.leaveReturned).as("round %d horse %d leave", round, horse)
-                        .isGreaterThanOrEqualTo(lastLeaveCalled);
-                assertThat(t.readySeen).as("round %d horse %d saw ready", round, horse).isTrue();
-            }
-            assertThat(children(observer, "/race/round-" + round)).as("round %d", round).isEmpty();
-        }
-        assertThat(children(observer, "/race/gate")).isEmpty();
-        assertThat(race.all.stream().mapToInt(b -> b.failedWrites.get()).sum()).as("failed member/ready writes")
-                .isZero();
-        assertThat(race.all.stream().filter(b -> !b.getPath().equals("/race/gate"))
-                .mapToInt(b -> b.failedPathCreates.get()).sum()).as("failed path writes of the rounds").isZero();
-        await().untilAsserted(() -> assertThat(children(observer, "/race")).as("markers left")
-                .noneMatch(n -> n.contains(DistributedDoubleBarrier.CREATING_MARKER)));
+        race.check(roundsRun, horses.get(1));
         System.out.printf("async horse race: %d rounds, requests %s, %.1f requests per member per round%n",
                 roundsRun, requests, requests.values().stream().mapToLong(Long::longValue).sum()
                         / (double) (HORSES * (roundsRun + 1)));
@@ -584,13 +449,5 @@ class DistributedDoubleBarrierAsyncTest {
             throw new AssertionError("expected the call to fail, it is still running", e);
         }
         throw new AssertionError("expected the call to fail");
-    }
-
-    private static List<String> children(BatonClient client, String path) throws Exception {
-        try {
-            return client.getChildren().forPath(path);
-        } catch (KeeperException.NoNodeException e) {
-            return List.of(); // the empty container was swept
-        }
     }
 }

@@ -1,5 +1,6 @@
 package dev.baton.recipes.barriers;
 
+import static dev.baton.recipes.barriers.HorseRace.children;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
@@ -11,14 +12,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Random;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicIntegerArray;
 import org.apache.zookeeper.KeeperException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -31,9 +29,7 @@ class DistributedDoubleBarrierTest {
     @RegisterExtension
     static EmbeddedZooKeeperExtension zk = new EmbeddedZooKeeperExtension();
 
-    private static final int HORSES = 5;
-    private static final int FINISH = 100;
-    private static final int MAX_ROUNDS = 40;
+    private static final int HORSES = HorseRace.HORSES;
 
     private Clients clients;
     private ExecutorService pool;
@@ -50,109 +46,29 @@ class DistributedDoubleBarrierTest {
         clients.close();
     }
 
-    /** What one horse saw in one round, on the shared monotonic clock. */
-    private static final class Times {
-        volatile long enterCalled;
-        volatile long enterReturned;
-        volatile long leaveCalled;
-        volatile long leaveReturned;
-        volatile boolean readySeen;
-    }
-
-    /**
-     * The seed program: 5 horses, each with its own client, enter an outer barrier of 5, then race round by
-     * round through a fresh barrier per round (random steps, first to 100 wins), then leave the outer barrier.
-     */
+    /** The seed program (see {@link HorseRace}), every horse with the blocking forms. */
     @Test
     void horseRace() throws Exception {
         List<BatonClient> horses = new ArrayList<>();
         for (int i = 0; i < HORSES; i++) {
             horses.add(clients.newClient());
         }
-        Times[][] times = new Times[MAX_ROUNDS + 1][HORSES];
-        AtomicIntegerArray positions = new AtomicIntegerArray(HORSES);
-        AtomicInteger roundsRun = new AtomicInteger();
-        List<DistributedDoubleBarrier> all = new ArrayList<>();
+        HorseRace race = new HorseRace();
         int watchesBefore = ServerWatches.total(zk.server().port());
         zk.server().resetStatistics();
-
         List<Future<Integer>> running = new ArrayList<>();
         for (int h = 0; h < HORSES; h++) {
             int horse = h;
-            BatonClient client = horses.get(h);
-            running.add(pool.submit(() -> {
-                Random random = new Random(horse);
-                DistributedDoubleBarrier gate = new DistributedDoubleBarrier(client, "/race/gate", HORSES);
-                synchronized (all) {
-                    all.add(gate);
-                }
-                gate.enter();
-                int round = 0;
-                while (true) {
-                    round++;
-                    Times t = new Times();
-                    times[round][horse] = t;
-                    DistributedDoubleBarrier barrier =
-                            new DistributedDoubleBarrier(client, "/race/round-" + round, HORSES);
-                    synchronized (all) {
-                        all.add(barrier);
-                    }
-                    t.enterCalled = System.nanoTime();
-                    barrier.enter();
-                    t.enterReturned = System.nanoTime();
-                    t.readySeen = client.checkExists().forPath("/race/round-" + round + "/ready") != null;
-                    positions.addAndGet(horse, 1 + random.nextInt(10));
-                    t.leaveCalled = System.nanoTime();
-                    barrier.leave();
-                    t.leaveReturned = System.nanoTime();
-                    boolean finished = false;
-                    for (int i = 0; i < HORSES; i++) {
-                        finished |= positions.get(i) >= FINISH;
-                    }
-                    if (finished) {
-                        break;
-                    }
-                }
-                roundsRun.accumulateAndGet(round, Math::max);
-                gate.leave();
-                return round;
-            }));
+            running.add(pool.submit(() -> race.blockingHorse(horse, horses.get(horse))));
         }
+        List<Integer> rounds = new ArrayList<>();
         for (Future<Integer> f : running) {
-            assertThat(f.get(60, TimeUnit.SECONDS)).isEqualTo(roundsRun.get());
+            rounds.add(f.get(60, TimeUnit.SECONDS));
         }
-        int rounds = roundsRun.get();
-        assertThat(rounds).isGreaterThanOrEqualTo(10);
+        assertThat(rounds).as("rounds run per horse").containsOnly(rounds.get(0));
         Map<String, Long> requests = zk.server().requestCounts();
         BatonClient observer = horses.get(0);
-        for (int round = 1; round <= rounds; round++) {
-            long lastEnterCalled = 0;
-            long lastLeaveCalled = 0;
-            for (Times t : times[round]) {
-                lastEnterCalled = Math.max(lastEnterCalled, t.enterCalled);
-                lastLeaveCalled = Math.max(lastLeaveCalled, t.leaveCalled);
-            }
-            for (int horse = 0; horse < HORSES; horse++) {
-                Times t = times[round][horse];
-                assertThat(t.enterReturned).as("round %d horse %d enter", round, horse)
-                        .isGreaterThanOrEqualTo(lastEnterCalled);
-                assertThat(t.leaveReturned).as("round %d horse %d leave", round, horse)
-                        .isGreaterThanOrEqualTo(lastLeaveCalled);
-                assertThat(t.readySeen).as("round %d horse %d saw ready", round, horse).isTrue();
-            }
-            assertThat(children(observer, "/race/round-" + round)).as("round %d", round).isEmpty();
-        }
-        assertThat(children(observer, "/race/gate")).isEmpty();
-        int failed = all.stream().mapToInt(b -> b.failedWrites.get()).sum();
-        int pathRaces = all.stream().mapToInt(b -> b.failedPathCreates.get()).sum();
-        assertThat(failed).as("failed member/ready writes").isZero();
-        // The members agree on who creates a fresh round path: no create of it fails. Only the gate's parent
-        // /race, missing at the start, costs each horse one marker create that finds no parent.
-        assertThat(all.stream().filter(b -> !b.getPath().equals("/race/gate"))
-                .mapToInt(b -> b.failedPathCreates.get()).sum()).as("failed path writes of the rounds").isZero();
-        assertThat(pathRaces).as("failed path writes of the gate").isLessThanOrEqualTo(HORSES);
-        await().untilAsserted(() -> assertThat(children(observer, "/race")).as("markers left")
-                .noneMatch(n -> n.contains(DistributedDoubleBarrier.CREATING_MARKER)));
+        race.check(rounds.get(0), observer);
         // No watch left behind, such as one set by exists on a marker or member already gone.
         await().untilAsserted(() -> assertThat(ServerWatches.total(zk.server().port())).as("server watches")
                 .isEqualTo(watchesBefore));
@@ -161,19 +77,14 @@ class DistributedDoubleBarrierTest {
         long writes = requests.getOrDefault("create", 0L) + requests.getOrDefault("createContainer", 0L)
                 + requests.getOrDefault("create2", 0L) + requests.getOrDefault("delete", 0L)
                 + requests.getOrDefault("multi", 0L);
+        int roundsRun = rounds.get(0);
         System.out.printf("horse race: %d rounds, requests %s, %.1f requests per member per round,"
                         + " writes per round %.2f (ideal %d), failed member/ready writes %d, failed path writes %d%n",
-                rounds, requests, requests.values().stream().mapToLong(Long::longValue).sum()
-                        / (double) (HORSES * (rounds + 1)), writes / (double) (rounds + 1), 4 * HORSES + 1, failed, pathRaces);
+                roundsRun, requests, requests.values().stream().mapToLong(Long::longValue).sum()
+                        / (double) (HORSES * (roundsRun + 1)), writes / (double) (roundsRun + 1), 4 * HORSES + 1,
+                race.failedWrites(), race.failedPathWrites());
     }
 
-    private static List<String> children(BatonClient client, String path) throws Exception {
-        try {
-            return client.getChildren().forPath(path);
-        } catch (KeeperException.NoNodeException e) {
-            return List.of(); // the empty container was swept
-        }
-    }
 
     @Test
     void aTimedEnterWithOneOfTwoMembersReturnsFalseAndLeavesNoMemberNode() throws Exception {
