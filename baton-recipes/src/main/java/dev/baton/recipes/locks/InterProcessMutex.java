@@ -262,6 +262,12 @@ public final class InterProcessMutex implements InterProcessLock {
         return owned != null && owned.hold.isHeld();
     }
 
+    /** The node of the calling thread's hold, or null if the thread does not hold the lock. */
+    String ownedNodePath() {
+        Owned owned = owners.get(Thread.currentThread());
+        return owned != null && owned.hold.isHeld() ? owned.hold.nodePath() : null;
+    }
+
     /**
      * @return the full paths of the lock's nodes in queue order; the first holds the lock
      * @throws KeeperException if the queue cannot be read

@@ -26,12 +26,15 @@ import java.util.Objects;
  * <p>Rules: a writer holds when its node is first; a reader holds when no writer's node is ahead of its own.
  * A waiting writer watches the node just ahead of it; a waiting reader watches the nearest <em>writer</em> ahead
  * of it, so readers never wake on other readers (all readers behind a writer wake together when it goes, which
- * is intended). Both halves are re-entrant per thread, like {@link InterProcessMutex}. A thread that holds the
- * write lock may also take the read lock (its read node is granted at once); releasing the write lock then
- * leaves it a reader: a downgrade. As in Curator, a writer that queued while the downgrading thread held the
- * write lock sorts ahead of the new read node and may take the lock when the write node goes, so downgrade only
- * where no other writer can queue meanwhile, or re-check with the fencing token. Upgrading (taking the write lock
- * while holding the read lock) waits for ever: the thread's own read node is ahead of its write node.
+ * is intended). Both halves are re-entrant per thread, like {@link InterProcessMutex}.
+ *
+ * <p>Downgrade: a thread that holds the write lock may also take the read lock, and releasing the write lock
+ * then leaves it a reader, with no moment in which another writer can get in. Its read node is granted at once
+ * and takes the write node's place in the queue: it is named with the write node's sequence
+ * ({@code _c_<uuid>-__READ__<the write node's ten digits>}, an ephemeral node, not a sequential one), so every
+ * writer that queued meanwhile, Baton's or Curator's, sorts behind it and waits for it. Curator 5.5 and later
+ * name the node the same way (CURATOR-621). Upgrading (taking the write lock while holding the read lock) waits
+ * for ever: the thread's own read node is ahead of its write node.
  *
  * <p>Thread-safe. No thread of its own. Both halves offer {@link InterProcessMutex#acquireAsync()}.
  */
@@ -70,8 +73,24 @@ public final class InterProcessReadWriteLock {
         return null;
     };
 
-    /** The read node of a thread that holds the write lock is granted at once. */
-    private static final Sorted DOWNGRADE = (sorted, i) -> null;
+    /**
+     * The read node of a thread that holds the write lock: granted at once, and created with the sequence of
+     * that write node so that it sorts in the write node's place, ahead of every node queued after it.
+     */
+    private static Sorted downgrade(String writeNodePath) {
+        String sequence = writeNodePath.substring(writeNodePath.lastIndexOf(WRITE) + WRITE.length());
+        return new Sorted() {
+            @Override
+            public String nodeToWatch(List<String> sorted, int ourIndex) {
+                return null;
+            }
+
+            @Override
+            public String fixedSequence() {
+                return sequence;
+            }
+        };
+    }
 
     /**
      * @param client the client
@@ -96,7 +115,10 @@ public final class InterProcessReadWriteLock {
         Objects.requireNonNull(nodeData, "nodeData");
         writeLock = new InterProcessMutex(new LockQueue(client, path, WRITE, WRITER), nodeData, () -> WRITER);
         readLock = new InterProcessMutex(new LockQueue(client, path, READ, READER), nodeData,
-                () -> writeLock.isOwnedByCurrentThread() ? DOWNGRADE : READER);
+                () -> {
+                    String writeNode = writeLock.ownedNodePath();
+                    return writeNode == null ? READER : downgrade(writeNode);
+                });
     }
 
     /**

@@ -76,6 +76,17 @@ final class LockQueue {
         default CompletableFuture<Boolean> withdrawBeforeWaiting() {
             return null;
         }
+
+        /**
+         * A sequence the attempt's node takes instead of a fresh one: the node is then created as an ephemeral
+         * (not sequential) node named {@code nodeName + sequence}, so it sorts where that sequence sorts. The
+         * read lock of a thread that holds the write lock takes the write node's place this way.
+         *
+         * @return the ten-digit sequence text, or null for a fresh sequence from ZooKeeper
+         */
+        default String fixedSequence() {
+            return null;
+        }
     }
 
     /** The failure of an attempt its {@link Driver} withdrew; thrown only after the attempt's node is deleted. */
@@ -307,12 +318,15 @@ final class LockQueue {
                 inline = listFirstInline && r == 1;
             }
             Stat stat = new Stat();
+            String sequence = driver.fixedSequence();
             CompletableFuture<String> created;
             CompletableFuture<List<String>> listed;
             try {
                 created = client.create().creatingParentContainersIfNeeded().withProtection()
-                        .withMode(CreateMode.EPHEMERAL_SEQUENTIAL).storingStatIn(stat)
-                        .forPathAsync(BatonPaths.makePath(path, nodeName), data);
+                        .withMode(sequence == null ? CreateMode.EPHEMERAL_SEQUENTIAL : CreateMode.EPHEMERAL)
+                        .storingStatIn(stat)
+                        .forPathAsync(BatonPaths.makePath(path, sequence == null ? nodeName : nodeName + sequence),
+                                data);
                 // Pipelined behind the create; the listing must show our node, or it is taken again.
                 listed = inline ? new CompletableFuture<>() : client.getChildren().forPathAsync(path);
             } catch (IllegalStateException e) {

@@ -5,7 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.baton.BatonClient;
+import dev.baton.testing.Checkers;
 import dev.baton.testing.EmbeddedZooKeeperExtension;
+import dev.baton.testing.History;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -123,6 +125,79 @@ class InterProcessReadWriteLockTest {
         assertThat(tryIn(other.writeLock(), 200)).as("a writer while the downgraded reader holds").isFalse();
         rw.readLock().release();
         assertThat(tryIn(other.writeLock(), 5_000)).isTrue();
+    }
+
+    @Test
+    void aWriterQueuedBehindADowngradeWaitsForTheDowngradedReader() throws Exception {
+        InterProcessReadWriteLock rw = new InterProcessReadWriteLock(clients.baton(), "/rw/downgrade-queued");
+        InterProcessReadWriteLock other = new InterProcessReadWriteLock(clients.baton(), "/rw/downgrade-queued");
+        rw.writeLock().acquire();
+        CompletableFuture<Hold> writer = other.writeLock().acquireAsync();
+        await().atMost(Duration.ofSeconds(10)).until(() -> rw.writeLock().getParticipantNodes().size() == 2);
+
+        rw.readLock().acquire();
+        String writeNode = rw.writeLock().getParticipantNodes().iterator().next();
+        rw.writeLock().release();
+        await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(5)).until(() -> !writer.isDone());
+        assertThat(rw.readLock().getParticipantNodes()).singleElement().asString()
+                .as("the read node takes the write node's sequence")
+                .endsWith("__READ__" + writeNode.substring(writeNode.lastIndexOf("__WRIT__") + 8));
+
+        rw.readLock().release();
+        writer.get(10, TimeUnit.SECONDS).release();
+    }
+
+    @Test
+    void downgradesAmongReadersAndWritersKeepWritersAlone() throws Exception {
+        History history = new History();
+        ExecutorService pool = Executors.newFixedThreadPool(6);
+        try {
+            List<Future<?>> workers = new ArrayList<>();
+            for (int c = 0; c < 6; c++) {
+                InterProcessReadWriteLock rw = new InterProcessReadWriteLock(clients.baton(), "/rw/downgrades");
+                History.Recorder me = history.recorder("c" + c);
+                int client = c;
+                workers.add(pool.submit(() -> {
+                    for (int i = 0; i < 12; i++) {
+                        switch ((i + client) % 3) {
+                            case 0 -> { // write, downgrade, read on
+                                rw.writeLock().acquire();
+                                me.acquired("w", rw.writeLock().fencingToken().getAsLong());
+                                rw.readLock().acquire();
+                                me.acquired("r", rw.readLock().fencingToken().getAsLong());
+                                me.released("w", History.NO_TOKEN);
+                                rw.writeLock().release();
+                                Thread.yield();
+                                me.released("r", History.NO_TOKEN);
+                                rw.readLock().release();
+                            }
+                            case 1 -> {
+                                rw.writeLock().acquire();
+                                me.acquired("w", rw.writeLock().fencingToken().getAsLong());
+                                Thread.yield();
+                                me.released("w", History.NO_TOKEN);
+                                rw.writeLock().release();
+                            }
+                            default -> {
+                                rw.readLock().acquire();
+                                me.acquired("r", rw.readLock().fencingToken().getAsLong());
+                                Thread.yield();
+                                me.released("r", History.NO_TOKEN);
+                                rw.readLock().release();
+                            }
+                        }
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> w : workers) {
+                w.get(90, TimeUnit.SECONDS);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        assertThat(history.events()).filteredOn(e -> e.kind() == History.Kind.ACQUIRED).hasSize(6 * 12 + 6 * 4);
+        Checkers.assertValid(history, Checkers.readWriteExclusion("w", "r"), Checkers.fencingTokensIncrease("w"));
     }
 
     @Test

@@ -1,14 +1,18 @@
 package dev.baton.recipes.locks;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.curator.framework.CuratorFramework;
 import org.junit.jupiter.api.AfterEach;
@@ -110,6 +114,50 @@ class LocksInteropTest {
         assertThat(batonRw.writeLock().acquire(200, TimeUnit.MILLISECONDS)).isFalse();
         batonRw.readLock().release();
         curatorRw.readLock().release();
+    }
+
+    @Test
+    void aCuratorWriterQueuedBehindABatonDowngradeWaitsForTheReader() throws Exception {
+        InterProcessReadWriteLock baton = new InterProcessReadWriteLock(clients.baton(), "/interop/downgrade");
+        var curator = new org.apache.curator.framework.recipes.locks.InterProcessReadWriteLock(clients.curator(),
+                "/interop/downgrade");
+        baton.writeLock().acquire();
+        AtomicBoolean readerHolds = new AtomicBoolean(true);
+        CompletableFuture<Boolean> writer = CompletableFuture.supplyAsync(() -> {
+            try {
+                curator.writeLock().acquire();
+                boolean alone = !readerHolds.get();
+                curator.writeLock().release();
+                return alone;
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        await().atMost(Duration.ofSeconds(10)).until(() -> baton.writeLock().getParticipantNodes().size() == 2);
+
+        baton.readLock().acquire();
+        baton.writeLock().release();
+        await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(5)).until(() -> !writer.isDone());
+        readerHolds.set(false);
+        baton.readLock().release();
+        assertThat(writer.get(10, TimeUnit.SECONDS)).as("the Curator writer got in only after the reader left")
+                .isTrue();
+    }
+
+    @Test
+    void aBatonWriterQueuedBehindACuratorDowngradeWaitsForTheReader() throws Exception {
+        var curator = new org.apache.curator.framework.recipes.locks.InterProcessReadWriteLock(clients.curator(),
+                "/interop/downgrade2");
+        InterProcessReadWriteLock baton = new InterProcessReadWriteLock(clients.baton(), "/interop/downgrade2");
+        curator.writeLock().acquire();
+        CompletableFuture<Hold> writer = baton.writeLock().acquireAsync();
+        await().atMost(Duration.ofSeconds(10)).until(() -> baton.writeLock().getParticipantNodes().size() == 2);
+
+        curator.readLock().acquire();
+        curator.writeLock().release();
+        await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(5)).until(() -> !writer.isDone());
+        curator.readLock().release();
+        writer.get(10, TimeUnit.SECONDS).release();
     }
 
     private interface Acquire {
