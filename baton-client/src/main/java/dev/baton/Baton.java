@@ -150,7 +150,11 @@ public final class Baton {
         }
 
         /**
-         * @param namespace every path of the client is put under {@code /namespace}; null or empty for none
+         * Puts every path of the client under {@code /namespace}. The first operation of any kind through the
+         * client (a read or a watch as much as a create) creates the namespace node where it is missing, as
+         * Curator's namespaced clients do.
+         *
+         * @param namespace the namespace, such as {@code "app"} or {@code "app/region"}; null or empty for none
          * @return this builder
          * @throws IllegalArgumentException if the namespace is not a valid path once prefixed with {@code /}
          */

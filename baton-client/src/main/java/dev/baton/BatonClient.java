@@ -141,6 +141,7 @@ public interface BatonClient extends AutoCloseable {
     /**
      * Returns a view of this client whose paths are under another namespace. The view shares the session,
      * listeners and lifecycle of this client: its {@code start()} throws and its {@code close()} does nothing.
+     * Its first operation of any kind creates the namespace node where it is missing, as Curator's does.
      *
      * @param namespace the namespace, such as {@code "app"} or {@code "app/region"}; null or {@code ""} for none
      * @return the view

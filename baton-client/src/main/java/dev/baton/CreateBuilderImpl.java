@@ -112,9 +112,7 @@ final class CreateBuilderImpl extends OpBuilder<String> implements CreateBuilder
         }
         Creates.Spec spec = new Creates.Spec(full, path, bytes, nodeAcl, mode, ttl, stat, prefix, parentMode,
                 orSetData, setDataVersion);
-        CompletableFuture<String> created = client.namespace().rootPath() == null
-                ? Creates.create(client, exec, spec)
-                : client.ensureNamespace(exec).thenCompose(v -> Creates.create(client, exec, spec));
+        CompletableFuture<String> created = Creates.create(client, exec, spec);
         if (prefix != null) {
             String protectedPrefix = prefix;
             created = created.whenComplete((p, error) -> {

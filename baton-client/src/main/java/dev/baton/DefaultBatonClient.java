@@ -26,11 +26,16 @@ final class DefaultBatonClient implements BatonClient {
     private final Namespace namespace;
     private final boolean root;
     private final Watcher eventWatcher;
+    private final Exec blockingExec;
+    private final Exec asyncExec;
 
     DefaultBatonClient(ClientCore core, Namespace namespace, boolean root) {
         this.core = core;
         this.namespace = namespace;
         this.root = root;
+        String nsRoot = namespace.rootPath();
+        this.blockingExec = nsRoot == null ? core.exec(true) : new Exec(core, true, nsRoot);
+        this.asyncExec = nsRoot == null ? core.exec(false) : new Exec(core, false, nsRoot);
         this.eventWatcher = event -> {
             if (core.isClosed()) {
                 return; // the handle's closing event, or a late one: nobody is listening any more
@@ -50,9 +55,10 @@ final class DefaultBatonClient implements BatonClient {
         return namespace;
     }
 
+    /** Runs this view's requests; with a namespace, the first one makes sure the namespace node exists. */
     Exec exec(boolean blocking) {
         core.checkStarted();
-        return core.exec(blocking);
+        return blocking ? blockingExec : asyncExec;
     }
 
     // ---- lifecycle ----
@@ -261,15 +267,6 @@ final class DefaultBatonClient implements BatonClient {
             return event;
         }
         return new WatchedEvent(event.getType(), event.getState(), userPath(event.getPath()), event.getZxid());
-    }
-
-    /** Creates the namespace node once per client, before the first create under it. */
-    CompletableFuture<Void> ensureNamespace(Exec exec) {
-        String nsRoot = namespace.rootPath();
-        if (nsRoot == null || core.isEnsured(nsRoot)) {
-            return CompletableFuture.completedFuture(null);
-        }
-        return Creates.mkdirs(this, exec, nsRoot, CreateMode.PERSISTENT).thenRun(() -> core.markEnsured(nsRoot));
     }
 
     /** Hands a background operation's outcome to its callback, or to the event listeners. */

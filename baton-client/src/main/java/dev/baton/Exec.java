@@ -7,8 +7,11 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.function.Supplier;
+import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.ZooKeeper;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Runs ZooKeeper requests with the client's connection wait and retry policy, in one of two modes.
@@ -19,12 +22,25 @@ import org.apache.zookeeper.ZooKeeper;
  * callback API and retries are scheduled on the client's scheduler, so no thread waits.
  */
 final class Exec {
+    private static final Logger LOG = LoggerFactory.getLogger(Exec.class);
+
     private final ClientCore core;
     private final boolean blocking;
+    /** The namespace node made sure of before the first request, as Curator does; null for none. */
+    private final String namespaceRoot;
 
     Exec(ClientCore core, boolean blocking) {
+        this(core, blocking, null);
+    }
+
+    /**
+     * @param namespaceRoot the namespace's own path: before its first request of any kind (a read or a watch as
+     *     much as a create), the client creates it if missing, once per client; null for no namespace
+     */
+    Exec(ClientCore core, boolean blocking, String namespaceRoot) {
         this.core = core;
         this.blocking = blocking;
+        this.namespaceRoot = namespaceRoot;
     }
 
     /** The session id of the current handle. */
@@ -34,6 +50,31 @@ final class Exec {
 
     /** One request on the current handle, after waiting (up to the connection timeout) for a connection. */
     <T> CompletableFuture<T> once(ZkCall<T> call) {
+        if (namespaceRoot != null && !core.isEnsured(namespaceRoot)) {
+            return ensureNamespace().thenCompose(v -> connectedOnce(call));
+        }
+        return connectedOnce(call);
+    }
+
+    /**
+     * Creates the namespace node and its parents where missing. A failure is logged, not thrown: the request
+     * that follows fails for itself if it must (a connection loss is then retried, and the next attempt makes
+     * sure of the namespace again).
+     */
+    private CompletableFuture<Void> ensureNamespace() {
+        Exec plain = core.exec(blocking);
+        return Creates.mkdirs(core.rootClient(), plain, namespaceRoot, CreateMode.PERSISTENT)
+                .handle((v, error) -> {
+                    if (error == null) {
+                        core.markEnsured(namespaceRoot);
+                    } else {
+                        LOG.debug("Could not make sure the namespace node {} exists", namespaceRoot, error);
+                    }
+                    return null;
+                });
+    }
+
+    private <T> CompletableFuture<T> connectedOnce(ZkCall<T> call) {
         Session session = core.session();
         if (session.isConnected()) {
             return invoke(call);

@@ -73,15 +73,12 @@ final class TransactionImpl implements TransactionBuilder {
         }
         List<Op> ops = new ArrayList<>(operations.size());
         List<String> userPaths = new ArrayList<>(operations.size());
-        boolean creates = false;
         for (BatonOp op : operations) {
             Objects.requireNonNull(op, "operations element");
             ops.add(op.op());
             userPaths.add(op.path());
-            creates |= op.type() == BatonOp.Type.CREATE;
         }
-        CompletableFuture<Void> ready = creates ? client.ensureNamespace(exec) : CompletableFuture.completedFuture(null);
-        return ready.thenCompose(v -> exec.once(Calls.multi(ops, userPaths)))
+        return exec.once(Calls.multi(ops, userPaths))
                 .thenApply(results -> {
                     List<BatonTransactionResult> out = new ArrayList<>(results.size());
                     for (int i = 0; i < results.size(); i++) {

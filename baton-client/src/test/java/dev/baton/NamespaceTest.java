@@ -12,6 +12,7 @@ import dev.baton.TestClients.RecordingWatcher;
 import dev.baton.testing.EmbeddedZooKeeperExtension;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -19,6 +20,7 @@ import org.apache.zookeeper.AddWatchMode;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.WatchedEvent;
+import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.Watcher.Event.EventType;
 import org.apache.zookeeper.data.Stat;
 import org.junit.jupiter.api.AfterAll;
@@ -90,20 +92,52 @@ class NamespaceTest {
         }
     }
 
-    @Test
-    void theNamespaceNodeIsCreatedOnTheFirstCreate() throws Exception {
+    /** An operation of each kind, run through a namespaced client for the first time. */
+    enum FirstOperation {
+        CHECK_EXISTS, GET_DATA_ASYNC, GET_CHILDREN_IN_BACKGROUND, PERSISTENT_WATCH, CREATE;
+
+        void run(BatonClient client) throws Exception {
+            switch (this) {
+                case CHECK_EXISTS -> assertThat(client.checkExists().forPath("/x")).isNull();
+                case GET_DATA_ASYNC -> assertThatThrownBy(() -> client.getData().forPathAsync("/x")
+                        .get(10, TimeUnit.SECONDS))
+                        .hasCauseInstanceOf(KeeperException.NoNodeException.class);
+                case GET_CHILDREN_IN_BACKGROUND -> {
+                    CompletableFuture<BatonEvent> event = new CompletableFuture<>();
+                    client.getChildren().inBackground((c, e) -> event.complete(e)).forPath("/");
+                    assertThat(event.get(10, TimeUnit.SECONDS).resultCode()).isZero();
+                }
+                case PERSISTENT_WATCH -> client.watchers().add().withMode(AddWatchMode.PERSISTENT)
+                        .usingWatcher((Watcher) e -> { }).forPath("/x");
+                case CREATE -> client.create().forPath("/x");
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(FirstOperation.class)
+    void theNamespaceNodeIsCreatedByTheFirstOperationOfAnyKind(FirstOperation first) throws Exception {
         String ns = newNamespace();
         try (BatonClient client = namespaced(ns)) {
-            assertThat(plain.checkExists().forPath("/" + ns)).as("before any create").isNull();
-            assertThatThrownBy(() -> client.getData().forPath("/x"))
-                    .isInstanceOf(KeeperException.NoNodeException.class);
-            assertThat(plain.checkExists().forPath("/" + ns)).as("after a read").isNull();
+            assertThat(plain.checkExists().forPath("/" + ns)).as("before any operation").isNull();
 
-            client.create().forPath("/x");
+            first.run(client);
             Stat nsStat = plain.checkExists().forPath("/" + ns);
-            assertThat(nsStat).as("after the first create").isNotNull();
+            assertThat(nsStat).as("after the first operation").isNotNull();
             assertThat(nsStat.getEphemeralOwner()).isZero();
         }
+    }
+
+    @Test
+    void aWatchThroughANamespaceViewLetsThePlainClientCreateUnderIt() throws Exception {
+        String ns = newNamespace();
+        List<WatchedEvent> events = new CopyOnWriteArrayList<>();
+        plain.usingNamespace(ns).watchers().add().withMode(AddWatchMode.PERSISTENT_RECURSIVE)
+                .usingWatcher((Watcher) events::add).forPath("/");
+        plain.create().forPath("/" + ns + "/x");
+        await().atMost(WAIT).until(() -> events.stream()
+                .anyMatch(e -> e.getType() == EventType.NodeCreated && "/x".equals(e.getPath())));
+        plain.watchers().removeAll().forPath("/" + ns);
     }
 
     @Test
