@@ -1,6 +1,8 @@
 package dev.baton.recipes.cache;
 
 import dev.baton.BatonClient;
+import dev.baton.BatonEventType;
+import dev.baton.BatonListener;
 import dev.baton.BatonPaths;
 import dev.baton.Failures;
 import dev.baton.listen.Listenable;
@@ -33,7 +35,10 @@ import org.slf4j.LoggerFactory;
  * registration, when the watch is known to be in place.
  *
  * <p>The watch listeners get every {@link WatchedEvent} ZooKeeper delivers to the watch, including its
- * connection-state events ({@link Watcher.Event.EventType#None}, with a null path).
+ * connection-state events ({@link Watcher.Event.EventType#None}, with a null path). When the client closes while
+ * the watcher is started, or {@link #start()} finds the client already closed, the listeners get one last event
+ * of type {@code None} and state {@link Watcher.Event.KeeperState#Closed}, as from Curator's watcher, and the
+ * watcher is closed: a listener waiting for events learns that none will come.
  *
  * <p>Thread-safe; no thread of its own: listeners added without an executor run on ZooKeeper's event thread
  * (watch events, reset after the registration completes) and must not block.
@@ -52,6 +57,11 @@ public final class PersistentWatcher implements AutoCloseable {
             (message, e) -> LOG.error("PersistentWatcher reset listener failed: {}", message, e));
     private final Watcher watcher = this::process;
     private final ConnectionStateListener connectionListener = this::connectionStateChanged;
+    private final BatonListener closingListener = (c, event) -> {
+        if (event.type() == BatonEventType.CLOSING) {
+            clientClosed();
+        }
+    };
 
     // Guarded by this.
     private State state = State.LATENT;
@@ -85,7 +95,12 @@ public final class PersistentWatcher implements AutoCloseable {
             state = State.STARTED;
             gen = ++generation;
         }
+        client.getEventListenable().addListener(closingListener);
         client.getConnectionStateListenable().addListener(connectionListener);
+        if (client.getState() == BatonClient.State.CLOSED) {
+            clientClosed(); // the closing event was delivered before the listener was added
+            return;
+        }
         register(gen);
     }
 
@@ -125,10 +140,30 @@ public final class PersistentWatcher implements AutoCloseable {
                 return;
             }
         }
+        stopListening();
+        WatchRemoval.remove(client, watcher, basePath, mode(), "PersistentWatcher");
+    }
+
+    /** The client closed while the watcher was started: the listeners hear of it once, as a closed event. */
+    private void clientClosed() {
+        synchronized (this) {
+            if (state != State.STARTED) {
+                return;
+            }
+            state = State.CLOSED;
+            generation++;
+        }
+        WatchedEvent closed = new WatchedEvent(Watcher.Event.EventType.None, Watcher.Event.KeeperState.Closed,
+                null);
+        listeners.forEach(w -> w.process(closed));
+        stopListening(); // the watch goes with the session
+    }
+
+    private void stopListening() {
+        client.getEventListenable().removeListener(closingListener);
         client.getConnectionStateListenable().removeListener(connectionListener);
         listeners.clear();
         resetListeners.clear();
-        WatchRemoval.remove(client, watcher, basePath, mode(), "PersistentWatcher");
     }
 
     private void register(long gen) {
@@ -160,6 +195,9 @@ public final class PersistentWatcher implements AutoCloseable {
                     });
         } catch (IllegalStateException e) {
             LOG.debug("PersistentWatcher {}: client closed", basePath);
+            if (client.getState() == BatonClient.State.CLOSED) {
+                clientClosed();
+            }
         }
     }
 

@@ -11,7 +11,9 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.zookeeper.WatchedEvent;
 import org.apache.zookeeper.Watcher.Event.EventType;
+import org.apache.zookeeper.Watcher.Event.KeeperState;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -69,5 +71,59 @@ class PersistentWatcherTest {
             }
             assertThat(events).hasSize(5);
         }
+    }
+
+    @Test
+    void listenersHearOfAClientThatClosesUnderARunningWatcher() throws Exception {
+        BatonClient client = CacheTesting.newClient(zk.connectString());
+        PersistentWatcher watcher = new PersistentWatcher(client, "/pw-closing", true);
+        List<WatchedEvent> events = new CopyOnWriteArrayList<>();
+        AtomicInteger resets = new AtomicInteger();
+        watcher.getListenable().addListener(events::add);
+        watcher.getResetListenable().addListener(resets::incrementAndGet);
+        watcher.start();
+        await().until(() -> resets.get() == 1);
+
+        client.close();
+        await().atMost(Duration.ofSeconds(10)).until(() -> events.stream().anyMatch(PersistentWatcherTest::closed));
+        assertThat(events).filteredOn(PersistentWatcherTest::closed).hasSize(1);
+        watcher.close(); // nothing left to do, and no failure
+    }
+
+    @Test
+    void startOnAClosedClientDeliversTheClosedEvent() throws Exception {
+        BatonClient client = CacheTesting.newClient(zk.connectString());
+        client.close();
+        try (PersistentWatcher watcher = new PersistentWatcher(client, "/pw-closed", false)) {
+            List<WatchedEvent> events = new CopyOnWriteArrayList<>();
+            watcher.getListenable().addListener(events::add);
+            watcher.start();
+            await().atMost(Duration.ofSeconds(10)).until(() -> events.size() == 1);
+            assertThat(events).singleElement().matches(PersistentWatcherTest::closed);
+        }
+    }
+
+    @Test
+    void aClientThatClosesWhileTheWatcherWaitsToRegisterIsReported() throws Exception {
+        BatonClient client = CacheTesting.newClient(zk.connectString());
+        PersistentWatcher watcher = new PersistentWatcher(client, "/pw-starting", true);
+        List<WatchedEvent> events = new CopyOnWriteArrayList<>();
+        watcher.getListenable().addListener(events::add);
+        zk.server().stop();
+        try {
+            await().atMost(Duration.ofSeconds(10)).until(() -> !client.isConnected());
+            watcher.start(); // the registration waits for a connection: no watch in ZooKeeper's client yet
+            client.close();
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> events.stream().anyMatch(PersistentWatcherTest::closed));
+            assertThat(events).filteredOn(PersistentWatcherTest::closed).hasSize(1);
+            watcher.close();
+        } finally {
+            zk.server().restart();
+        }
+    }
+
+    private static boolean closed(WatchedEvent event) {
+        return event.getType() == EventType.None && event.getState() == KeeperState.Closed && event.getPath() == null;
     }
 }
