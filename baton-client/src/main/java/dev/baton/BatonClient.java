@@ -123,6 +123,16 @@ public interface BatonClient extends AutoCloseable {
      */
     ScheduledFuture<?> schedule(Runnable task, Duration delay);
 
+    /**
+     * Tells whether the calling thread is ZooKeeper's event thread of this client's current session: the thread
+     * that runs watchers, {@code inBackground} callbacks and the stages of {@code ...Async} futures. A call that
+     * waits there for a later event or reply can never finish, because that thread is the one that would deliver
+     * it; recipes check this before they block.
+     *
+     * @return true on the event thread
+     */
+    boolean isEventThread();
+
     /** @return listeners of {@link ConnectionState} changes, called in order on the client's event thread */
     Listenable<ConnectionStateListener> getConnectionStateListenable();
 

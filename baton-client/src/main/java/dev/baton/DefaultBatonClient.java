@@ -134,6 +134,11 @@ final class DefaultBatonClient implements BatonClient {
     }
 
     @Override
+    public boolean isEventThread() {
+        return core.session().isEventThread();
+    }
+
+    @Override
     public ScheduledFuture<?> schedule(Runnable task, Duration delay) {
         Objects.requireNonNull(task, "task");
         if (Objects.requireNonNull(delay, "delay").isNegative()) {

@@ -43,6 +43,8 @@ final class Session {
      * tries to reconnect and may already have done so.
      */
     private volatile long heardAtDisconnectMs;
+    /** The event thread of the current handle, learned from its first event; null before. */
+    private volatile Thread eventThread;
 
     Session(ClientCore core) {
         this.core = core;
@@ -128,10 +130,24 @@ final class Session {
     private final class HandleWatcher implements Watcher {
         @Override
         public void process(WatchedEvent event) {
+            if (source() == this) {
+                eventThread = Thread.currentThread(); // watchers and callbacks of this handle run here
+            }
             if (event.getType() == Event.EventType.None) {
                 onConnectionEvent(this, event.getState());
             }
         }
+    }
+
+    private HandleWatcher source() {
+        synchronized (lock) {
+            return currentWatcher;
+        }
+    }
+
+    /** True on the event thread of the current handle, where watchers and callbacks run. */
+    boolean isEventThread() {
+        return Thread.currentThread() == eventThread;
     }
 
     private void onConnectionEvent(HandleWatcher source, Watcher.Event.KeeperState keeperState) {

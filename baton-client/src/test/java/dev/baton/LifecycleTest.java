@@ -13,10 +13,12 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.apache.zookeeper.AddWatchMode;
+import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.client.ZKClientConfig;
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.Test;
@@ -222,6 +224,21 @@ class LifecycleTest {
         assertThatIllegalArgumentException().isThrownBy(() -> Baton.builder().authorization(" ", new byte[0]));
         assertThatIllegalArgumentException().isThrownBy(() -> Baton.builder().namespace("a//b"))
                 .withMessageContaining("a//b");
+    }
+
+    @Test
+    void theEventThreadIsKnownToTheClient() throws Exception {
+        try (BatonClient client = TestClients.started(zk.connectString());
+                BatonClient other = TestClients.started(zk.connectString())) {
+            assertThat(client.isEventThread()).as("the test's own thread").isFalse();
+            CompletableFuture<List<Boolean>> inWatcher = new CompletableFuture<>();
+            client.checkExists().usingWatcher((Watcher) e -> inWatcher.complete(
+                    List.of(client.isEventThread(), other.isEventThread()))).forPath("/event-thread");
+            other.create().forPath("/event-thread");
+            assertThat(inWatcher.get(10, TimeUnit.SECONDS)).as("this client's, then another client's")
+                    .containsExactly(true, false);
+            other.delete().forPath("/event-thread");
+        }
     }
 
     @Test
