@@ -6,7 +6,10 @@ import dev.baton.Failures;
 import dev.baton.state.ConnectionState;
 import dev.baton.state.ConnectionStateListener;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.WatchedEvent;
@@ -57,9 +60,12 @@ public final class PersistentNode implements AutoCloseable {
     private State state = State.LATENT;
     private byte[] data;
     private String actualPath;
-    /** Bumped for every create attempt; answers of older attempts are ignored. */
+    /** Bumped for every create attempt and by close; answers of older attempts are ignored. */
     private long generation;
+    /** A create (with its take-over, if the node existed) is in flight: at most one at a time. */
     private boolean creating;
+    /** Completes when the attempt in flight is over, a node it made after close deleted. */
+    private CompletableFuture<Void> attempt = CompletableFuture.completedFuture(null);
     private boolean initialCreateDone;
     /** A setData failed: the node's data may differ from {@link #data}; written again on reconnect. */
     private boolean dataDirty;
@@ -189,12 +195,20 @@ public final class PersistentNode implements AutoCloseable {
     }
 
     /**
-     * Deletes the node (in the background, retrying, if the server cannot be reached now) and stops watching
-     * it. Closing twice does nothing.
+     * Deletes the node and stops watching it. Closing twice does nothing.
+     *
+     * <p>When this returns, the node this instance created or took over is gone from the server, also when
+     * {@code close()} comes right after {@link #start()} while the create is still in flight: close waits for
+     * that create's answer (up to the session timeout) and deletes what it made, or, when the answer is "node
+     * exists" at a non-sequential path, the node there, as Curator's {@code PersistentNode} does. Only when the
+     * server cannot be reached (or close is called on ZooKeeper's event thread, where it must not wait) does the
+     * delete finish in the background, retried until it succeeds or the client closes; an ephemeral node also
+     * goes with its session.
      */
     @Override
     public void close() {
         String path;
+        CompletableFuture<Void> pending;
         synchronized (this) {
             if (state == State.CLOSED) {
                 return;
@@ -204,6 +218,7 @@ public final class PersistentNode implements AutoCloseable {
             generation++;
             path = actualPath;
             actualPath = null;
+            pending = creating ? attempt : null;
             notifyAll();
             if (!started) {
                 return;
@@ -211,7 +226,10 @@ public final class PersistentNode implements AutoCloseable {
         }
         client.getConnectionStateListenable().removeListener(connectionListener);
         if (path == null) {
-            return; // a create in flight deletes its node when it sees we are closed
+            if (pending != null) {
+                awaitAttempt(pending); // it deletes what it made once it sees we are closed
+            }
+            return;
         }
         try {
             client.watchers().remove(watcher).locally().quietly().forPathAsync(path).exceptionally(e -> null);
@@ -229,6 +247,20 @@ public final class PersistentNode implements AutoCloseable {
         }
     }
 
+    /** Waits, where waiting can end, for the attempt in flight at close to have deleted what it made. */
+    private void awaitAttempt(CompletableFuture<Void> pending) {
+        if (!client.isConnected() || client.isEventThread()) {
+            return;
+        }
+        try {
+            pending.get(client.getZooKeeper().getSessionTimeout(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException | IllegalStateException e) {
+            LOG.debug("PersistentNode {}: the create in flight at close is finished in the background", basePath);
+        }
+    }
+
     // ---------------------------------------------------------------------------------------------------------
 
     /** Creates the node unless a create is already in flight. */
@@ -240,6 +272,7 @@ public final class PersistentNode implements AutoCloseable {
                 return;
             }
             creating = true;
+            attempt = new CompletableFuture<>();
             gen = ++generation;
             actualPath = null;
             bytes = data;
@@ -252,52 +285,54 @@ public final class PersistentNode implements AutoCloseable {
         try {
             builder.forPathAsync(basePath, bytes).whenComplete((path, error) -> created(gen, path, error));
         } catch (IllegalStateException e) {
-            synchronized (this) {
-                creating = false;
-            }
+            settle();
         }
     }
 
     private void created(long gen, String path, Throwable error) {
-        boolean current;
-        synchronized (this) {
-            current = state == State.STARTED && gen == generation;
-            creating = false;
+        if (error == null) {
+            own(gen, path);
+            return;
         }
-        if (error != null) {
-            KeeperException.Code code = Failures.code(error);
-            if (code == KeeperException.Code.NODEEXISTS && !mode.isSequential() && current) {
-                takeOver(gen);
-            } else if (Failures.isConnectionProblem(error)) {
-                LOG.debug("PersistentNode {}: create failed, retried on reconnect: {}", basePath,
-                        Failures.unwrap(error).toString());
-                if (current && client.isConnected()) {
-                    create(); // the reconnect came while this attempt was still failing
-                }
-            } else if (Failures.unwrap(error) instanceof IllegalStateException) {
-                LOG.debug("PersistentNode {}: client closed", basePath);
-            } else {
-                LOG.error("PersistentNode {}: create failed", basePath, Failures.unwrap(error));
+        KeeperException.Code code = Failures.code(error);
+        if (code == KeeperException.Code.NODEEXISTS && !mode.isSequential()) {
+            takeOver(gen);
+            return;
+        }
+        settle();
+        if (Failures.isConnectionProblem(error)) {
+            LOG.debug("PersistentNode {}: create failed, retried on reconnect: {}", basePath,
+                    Failures.unwrap(error).toString());
+            if (client.isConnected()) {
+                create(); // the reconnect came while this attempt was still failing
             }
-            return;
+        } else if (Failures.unwrap(error) instanceof IllegalStateException) {
+            LOG.debug("PersistentNode {}: client closed", basePath);
+        } else {
+            LOG.error("PersistentNode {}: create failed", basePath, Failures.unwrap(error));
         }
-        if (!current) {
-            client.delete().guaranteed().quietly().forPathAsync(path).exceptionally(e -> null);
-            return;
-        }
-        have(gen, path);
     }
 
-    /** A node is already at our non-sequential path: make it ours by writing our data, then watch it. */
+    /**
+     * A node is already at our non-sequential path: make it ours by writing our data, then watch it. Closed
+     * meanwhile, it is ours all the same, and goes.
+     */
     private void takeOver(long gen) {
         byte[] bytes;
         synchronized (this) {
-            bytes = data;
+            bytes = gen == generation ? data : null;
+        }
+        if (bytes == null) {
+            own(gen, basePath); // closed while the create was in flight
+            return;
         }
         client.setData().forPathAsync(basePath, bytes).whenComplete((stat, error) -> {
             if (error == null) {
-                have(gen, basePath);
-            } else if (Failures.code(error) == KeeperException.Code.NONODE) {
+                own(gen, basePath);
+                return;
+            }
+            settle();
+            if (Failures.code(error) == KeeperException.Code.NONODE) {
                 create(); // gone meanwhile
             } else if (!Failures.isConnectionProblem(error)) {
                 LOG.error("PersistentNode {}: could not take over the existing node", basePath,
@@ -306,18 +341,49 @@ public final class PersistentNode implements AutoCloseable {
         });
     }
 
-    /** The node exists at {@code path}: remember it and watch it. */
-    private void have(long gen, String path) {
+    /**
+     * The attempt ends with the node at {@code path} ours: keep and watch it, or, if this instance was closed
+     * meanwhile, delete it before the attempt counts as settled (close may be waiting for that).
+     */
+    private void own(long gen, String path) {
+        boolean keep;
+        CompletableFuture<Void> done;
         synchronized (this) {
-            if (state != State.STARTED || gen != generation) {
-                return;
+            keep = state == State.STARTED && gen == generation;
+            done = attempt;
+            creating = false;
+            if (keep) {
+                actualPath = path;
+                initialCreateDone = true;
+                notifyAll();
             }
-            actualPath = path;
-            initialCreateDone = true;
-            notifyAll();
+        }
+        if (!keep) {
+            deleteQuietly(path).whenComplete((v, e) -> done.complete(null));
+            return;
         }
         LOG.debug("PersistentNode {}: node is {}", basePath, path);
         watch(gen, path);
+        done.complete(null);
+    }
+
+    /** The attempt in flight is over without a node. */
+    private void settle() {
+        CompletableFuture<Void> done;
+        synchronized (this) {
+            creating = false;
+            done = attempt;
+        }
+        done.complete(null);
+    }
+
+    /** Deletes a node, retrying in the background until done; the future completes after the first try. */
+    private CompletableFuture<Void> deleteQuietly(String path) {
+        try {
+            return client.delete().guaranteed().quietly().forPathAsync(path).exceptionally(e -> null);
+        } catch (IllegalStateException e) {
+            return CompletableFuture.completedFuture(null); // client closed: an ephemeral node goes with it
+        }
     }
 
     private void watch(long gen, String path) {

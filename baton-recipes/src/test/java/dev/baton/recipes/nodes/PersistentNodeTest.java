@@ -130,6 +130,34 @@ class PersistentNodeTest {
     }
 
     @Test
+    void closedRightAfterStartOverAnExistingNodeLeavesNoNode() throws Exception {
+        for (int i = 0; i < 40; i++) {
+            String path = "/pn/race/existing-" + i;
+            other.create().creatingParentsIfNeeded().forPath(path, "theirs".getBytes(UTF_8));
+            PersistentNode node = new PersistentNode(client, CreateMode.EPHEMERAL, false, path,
+                    "ours".getBytes(UTF_8));
+            node.start();
+            node.close(); // the create's "node exists" answer may come before or after this
+            assertThat(other.checkExists().forPath(path)).as("round %d: the taken-over node after close", i)
+                    .isNull();
+        }
+    }
+
+    @Test
+    void closedRightAfterStartLeavesNoNodeOfItsOwn() throws Exception {
+        for (int i = 0; i < 40; i++) {
+            String path = "/pn/race/own-" + i;
+            PersistentNode node = new PersistentNode(client, i % 2 == 0 ? CreateMode.EPHEMERAL
+                    : CreateMode.PERSISTENT, i % 4 < 2, path, "ours".getBytes(UTF_8));
+            node.start();
+            node.close();
+            String name = "own-" + i;
+            assertThat(other.getChildren().forPath("/pn/race").stream().filter(n -> n.endsWith(name)))
+                    .as("round %d: the node created after close", i).isEmpty();
+        }
+    }
+
+    @Test
     void lifecycleAndArguments() throws Exception {
         PersistentNode node = open(new PersistentNode(client, CreateMode.PERSISTENT, false, "/plife", new byte[0]));
         assertThatThrownBy(() -> node.waitForInitialCreate(1, TimeUnit.SECONDS)).isInstanceOf(IllegalStateException.class);
