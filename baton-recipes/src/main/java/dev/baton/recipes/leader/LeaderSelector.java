@@ -41,6 +41,9 @@ import org.slf4j.LoggerFactory;
  * selector.start();
  * }</pre>
  *
+ * <p>A waiting selector whose session ends (connection state {@code LOST}) leaves the queue, as Curator's does:
+ * it is queued again only by {@link #requeue()}, or at once with {@link #autoRequeue()}.
+ *
  * <p>No thread waits for leadership: the queue is driven by ZooKeeper callbacks. {@code takeLeadership} runs on
  * the executor given to the constructor, or else on a pool shared by all selectors whose threads exist only
  * while some selector leads.
@@ -244,10 +247,38 @@ public final class LeaderSelector implements AutoCloseable {
     }
 
     private void connectionStateChanged(BatonClient c, ConnectionState newState) {
+        if (newState == ConnectionState.LOST) {
+            leaveQueueOfLostSession();
+        }
         try {
             listener.stateChanged(c, newState);
         } catch (CancelLeadershipException e) {
             interruptLeadership();
+        }
+    }
+
+    /**
+     * A session that ended took this selector's node with it. As with Curator, a waiting selector is then out of
+     * the queue: it leads again only after {@link #requeue()} (which auto-requeue does at once), never silently
+     * on its own.
+     */
+    private void leaveQueueOfLostSession() {
+        CompletableFuture<Hold> waiting;
+        boolean again;
+        synchronized (this) {
+            if (state != State.STARTED || attempt == null) {
+                return;
+            }
+            waiting = attempt;
+            again = autoRequeue;
+        }
+        waiting.complete(null); // acquired() marks the selector as no longer queued
+        if (again) {
+            try {
+                requeue();
+            } catch (IllegalStateException e) {
+                // closed meanwhile
+            }
         }
     }
 

@@ -85,6 +85,46 @@ class LeaderSelectorTest {
     }
 
     @Test
+    void aWaitingSelectorWhoseSessionExpiredIsNoLongerQueued() throws Exception {
+        CountDownLatch release = new CountDownLatch(1);
+        List<String> leaders = new CopyOnWriteArrayList<>();
+        LeaderSelector first = selector(client(), "/expired-waiter", "first", new LeaderSelectorListenerAdapter() {
+            @Override
+            public void takeLeadership(BatonClient client) throws Exception {
+                leaders.add("first");
+                release.await();
+            }
+        });
+        BatonClient waiterClient = client();
+        List<ConnectionState> states = new CopyOnWriteArrayList<>();
+        waiterClient.getConnectionStateListenable().addListener((c, s) -> states.add(s));
+        LeaderSelector waiter = selector(waiterClient, "/expired-waiter", "waiter", new LeaderSelectorListener() {
+            @Override
+            public void takeLeadership(BatonClient client) {
+                leaders.add("waiter");
+            }
+
+            @Override
+            public void stateChanged(BatonClient client, ConnectionState newState) {
+            }
+        });
+        first.start();
+        await().atMost(Duration.ofSeconds(10)).until(() -> leaders.equals(List.of("first")));
+        waiter.start();
+        await().atMost(Duration.ofSeconds(10)).until(() -> first.getParticipants().size() == 2);
+
+        zk.server().expireSession(waiterClient.getZooKeeper());
+        await().atMost(Duration.ofSeconds(20)).until(() -> states.contains(ConnectionState.RECONNECTED));
+        release.countDown();
+        await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(10))
+                .until(() -> first.getParticipants().isEmpty() && leaders.equals(List.of("first")));
+        assertThat(waiter.hasLeadership()).isFalse();
+
+        assertThat(waiter.requeue()).as("requeue after the session loss").isTrue();
+        await().atMost(Duration.ofSeconds(10)).until(() -> leaders.equals(List.of("first", "waiter")));
+    }
+
+    @Test
     void leadershipLastsWhileTakeLeadershipRunsAndTokensIncrease() throws Exception {
         CountDownLatch release = new CountDownLatch(1);
         List<Long> tokens = new CopyOnWriteArrayList<>();
