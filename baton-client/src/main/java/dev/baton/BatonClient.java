@@ -1,5 +1,6 @@
 package dev.baton;
 
+import dev.baton.internal.Failures;
 import dev.baton.listen.Listenable;
 import dev.baton.listen.UnhandledErrorListener;
 import dev.baton.state.ConnectionState;

@@ -1,6 +1,6 @@
 package dev.baton;
 
-import dev.baton.listen.ListenerContainer;
+import dev.baton.internal.ListenerContainer;
 import dev.baton.state.ConnectionState;
 import dev.baton.state.ConnectionStateListener;
 import java.util.Set;

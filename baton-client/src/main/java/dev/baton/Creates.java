@@ -1,5 +1,7 @@
 package dev.baton;
 
+import dev.baton.internal.BatonPaths;
+import dev.baton.internal.Failures;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;

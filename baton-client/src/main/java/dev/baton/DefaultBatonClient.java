@@ -1,5 +1,7 @@
 package dev.baton;
 
+import dev.baton.internal.BatonPaths;
+import dev.baton.internal.Failures;
 import dev.baton.listen.Listenable;
 import dev.baton.listen.UnhandledErrorListener;
 import dev.baton.state.ConnectionState;

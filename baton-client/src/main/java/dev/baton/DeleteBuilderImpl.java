@@ -1,5 +1,6 @@
 package dev.baton;
 
+import dev.baton.internal.Failures;
 import java.util.concurrent.CompletableFuture;
 
 final class DeleteBuilderImpl extends OpBuilder<Void> implements DeleteBuilder {

@@ -1,5 +1,6 @@
 package dev.baton;
 
+import dev.baton.internal.Failures;
 import dev.baton.retry.RetryPolicy;
 import java.time.Duration;
 import java.util.Optional;

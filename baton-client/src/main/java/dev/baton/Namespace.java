@@ -1,5 +1,7 @@
 package dev.baton;
 
+import dev.baton.internal.BatonPaths;
+
 /**
  * Puts user paths under a namespace on the way in and takes it off on the way out. Immutable.
  */

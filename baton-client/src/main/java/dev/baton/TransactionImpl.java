@@ -1,5 +1,6 @@
 package dev.baton;
 
+import dev.baton.internal.Failures;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;

@@ -1,5 +1,6 @@
 package dev.baton;
 
+import dev.baton.internal.Failures;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import org.apache.zookeeper.AddWatchMode;

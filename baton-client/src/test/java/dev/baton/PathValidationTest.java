@@ -1,5 +1,6 @@
 package dev.baton;
 
+import dev.baton.internal.BatonPaths;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatNullPointerException;

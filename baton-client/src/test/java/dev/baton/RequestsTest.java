@@ -1,5 +1,7 @@
 package dev.baton;
 
+import dev.baton.internal.Failures;
+import dev.baton.internal.Requests;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

@@ -4,7 +4,7 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 
 import dev.baton.Baton;
 import dev.baton.BatonClient;
-import dev.baton.BatonPaths;
+import dev.baton.internal.BatonPaths;
 import dev.baton.recipes.leader.LeaderSelector;
 import dev.baton.recipes.leader.LeaderSelectorListenerAdapter;
 import dev.baton.recipes.leader.Participant;

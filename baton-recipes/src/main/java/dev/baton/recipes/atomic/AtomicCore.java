@@ -2,9 +2,9 @@ package dev.baton.recipes.atomic;
 
 import dev.baton.BatonClient;
 import dev.baton.BatonOp;
-import dev.baton.BatonPaths;
-import dev.baton.Failures;
-import dev.baton.Requests;
+import dev.baton.internal.BatonPaths;
+import dev.baton.internal.Failures;
+import dev.baton.internal.Requests;
 import dev.baton.recipes.locks.Hold;
 import dev.baton.recipes.locks.InterProcessMutex;
 import dev.baton.retry.RetryPolicy;

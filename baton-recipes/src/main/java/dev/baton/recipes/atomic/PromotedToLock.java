@@ -1,6 +1,6 @@
 package dev.baton.recipes.atomic;
 
-import dev.baton.BatonPaths;
+import dev.baton.internal.BatonPaths;
 import dev.baton.retry.RetryNTimes;
 import dev.baton.retry.RetryPolicy;
 import java.time.Duration;

@@ -1,9 +1,9 @@
 package dev.baton.recipes.barriers;
 
 import dev.baton.BatonClient;
-import dev.baton.BatonPaths;
-import dev.baton.Failures;
-import dev.baton.Requests;
+import dev.baton.internal.BatonPaths;
+import dev.baton.internal.Failures;
+import dev.baton.internal.Requests;
 import java.util.Objects;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;

@@ -2,10 +2,10 @@ package dev.baton.recipes.barriers;
 
 import dev.baton.BatonClient;
 import dev.baton.BatonOp;
-import dev.baton.BatonPaths;
-import dev.baton.Failures;
+import dev.baton.internal.BatonPaths;
+import dev.baton.internal.Failures;
 import dev.baton.Pathable;
-import dev.baton.Requests;
+import dev.baton.internal.Requests;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;

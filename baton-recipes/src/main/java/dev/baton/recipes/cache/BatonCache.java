@@ -1,11 +1,11 @@
 package dev.baton.recipes.cache;
 
 import dev.baton.BatonClient;
-import dev.baton.BatonPaths;
-import dev.baton.Failures;
+import dev.baton.internal.BatonPaths;
+import dev.baton.internal.Failures;
 import dev.baton.listen.Listenable;
-import dev.baton.listen.ListenerContainer;
-import dev.baton.listen.SerialExecutor;
+import dev.baton.internal.ListenerContainer;
+import dev.baton.internal.SerialExecutor;
 import dev.baton.state.ConnectionState;
 import dev.baton.state.ConnectionStateListener;
 import java.util.ArrayDeque;

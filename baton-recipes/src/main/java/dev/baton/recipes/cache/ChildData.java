@@ -1,6 +1,6 @@
 package dev.baton.recipes.cache;
 
-import dev.baton.BatonPaths;
+import dev.baton.internal.BatonPaths;
 import java.util.Arrays;
 import java.util.Objects;
 import org.apache.zookeeper.data.Stat;

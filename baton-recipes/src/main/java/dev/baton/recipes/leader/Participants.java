@@ -1,8 +1,8 @@
 package dev.baton.recipes.leader;
 
 import dev.baton.BatonClient;
-import dev.baton.BatonPaths;
-import dev.baton.Failures;
+import dev.baton.internal.BatonPaths;
+import dev.baton.internal.Failures;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;

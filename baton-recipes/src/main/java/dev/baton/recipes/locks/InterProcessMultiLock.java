@@ -2,7 +2,7 @@ package dev.baton.recipes.locks;
 
 import dev.baton.BatonClient;
 import dev.baton.listen.Listenable;
-import dev.baton.listen.ListenerContainer;
+import dev.baton.internal.ListenerContainer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

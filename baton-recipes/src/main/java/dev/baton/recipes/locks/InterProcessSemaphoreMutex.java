@@ -1,7 +1,7 @@
 package dev.baton.recipes.locks;
 
 import dev.baton.BatonClient;
-import dev.baton.Failures;
+import dev.baton.internal.Failures;
 import dev.baton.listen.Listenable;
 import java.time.Duration;
 import java.util.Objects;

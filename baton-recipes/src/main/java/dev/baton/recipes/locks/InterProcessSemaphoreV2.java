@@ -1,8 +1,8 @@
 package dev.baton.recipes.locks;
 
 import dev.baton.BatonClient;
-import dev.baton.BatonPaths;
-import dev.baton.Failures;
+import dev.baton.internal.BatonPaths;
+import dev.baton.internal.Failures;
 import dev.baton.listen.Listenable;
 import java.util.ArrayList;
 import java.util.Collection;

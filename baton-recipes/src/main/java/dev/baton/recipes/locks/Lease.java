@@ -1,7 +1,7 @@
 package dev.baton.recipes.locks;
 
 import dev.baton.BatonClient;
-import dev.baton.BatonPaths;
+import dev.baton.internal.BatonPaths;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.OptionalLong;

@@ -1,7 +1,7 @@
 package dev.baton.recipes.nodes;
 
 import dev.baton.BatonClient;
-import dev.baton.BatonPaths;
+import dev.baton.internal.BatonPaths;
 import dev.baton.recipes.cache.BatonCache;
 import java.util.HashMap;
 import java.util.Map;

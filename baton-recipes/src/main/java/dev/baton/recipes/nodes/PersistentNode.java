@@ -1,8 +1,8 @@
 package dev.baton.recipes.nodes;
 
 import dev.baton.BatonClient;
-import dev.baton.BatonPaths;
-import dev.baton.Failures;
+import dev.baton.internal.BatonPaths;
+import dev.baton.internal.Failures;
 import dev.baton.state.ConnectionState;
 import dev.baton.state.ConnectionStateListener;
 import java.util.Objects;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.baton.Baton;
 import dev.baton.BatonClient;
-import dev.baton.BatonPaths;
+import dev.baton.internal.BatonPaths;
 import dev.baton.retry.RetryOneTime;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;

@@ -1,4 +1,4 @@
-package dev.baton;
+package dev.baton.internal;
 
 import dev.baton.retry.RetryPolicy;
 import java.util.concurrent.CompletableFuture;

@@ -1,4 +1,4 @@
-package dev.baton;
+package dev.baton.internal;
 
 import java.util.ArrayList;
 import java.util.Collection;

@@ -1,4 +1,4 @@
-package dev.baton.listen;
+package dev.baton.internal;
 
 import java.util.ArrayDeque;
 import java.util.Objects;

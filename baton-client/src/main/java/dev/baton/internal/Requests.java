@@ -1,5 +1,10 @@
-package dev.baton;
+package dev.baton.internal;
 
+import dev.baton.BatonOp;
+import dev.baton.BatonTransactionResult;
+import dev.baton.PathAndBytesable;
+import dev.baton.Pathable;
+import dev.baton.TransactionBuilder;
 import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;

@@ -1,5 +1,6 @@
-package dev.baton.listen;
+package dev.baton.internal;
 
+import dev.baton.listen.Listenable;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;

@@ -1,0 +1,11 @@
+/**
+ * Baton's test kit: embedded and out-of-process ZooKeeper servers, network and process faults, session expiry,
+ * JUnit 5 extensions, and the history checkers that judge recipes under faults.
+ */
+module dev.baton.testing {
+    requires transitive zookeeper;
+    requires transitive org.junit.jupiter.api;
+    requires org.slf4j;
+
+    exports dev.baton.testing;
+}
