@@ -1,6 +1,7 @@
 package dev.baton.recipes.atomic;
 
 import dev.baton.BatonClient;
+import dev.baton.internal.Versions;
 import dev.baton.BatonOp;
 import dev.baton.internal.BatonPaths;
 import dev.baton.internal.Failures;

@@ -3,9 +3,10 @@ package dev.baton.recipes.cache;
 import dev.baton.BatonClient;
 import dev.baton.internal.BatonPaths;
 import dev.baton.internal.Failures;
-import dev.baton.listen.Listenable;
+import dev.baton.internal.Lifecycle;
 import dev.baton.internal.ListenerContainer;
 import dev.baton.internal.SerialExecutor;
+import dev.baton.listen.Listenable;
 import dev.baton.state.ConnectionState;
 import dev.baton.state.ConnectionStateListener;
 import java.util.ArrayDeque;
@@ -126,9 +127,8 @@ public final class BatonCache implements AutoCloseable {
         DO_NOT_CLEAR_ON_CLOSE
     }
 
-    private enum State { LATENT, STARTED, CLOSED }
-
     private final BatonClient client;
+    private final Lifecycle lifecycle;
     private final String root;
     private final boolean singleNode;
     private final boolean dataLess;
@@ -142,7 +142,6 @@ public final class BatonCache implements AutoCloseable {
     private final ConnectionStateListener connectionListener = this::connectionStateChanged;
 
     // Guarded by this.
-    private State state = State.LATENT;
     /** Bumped for every (re)registration of the watch; reads and resyncs of older generations count less. */
     private long generation;
     private Resync resync;
@@ -158,6 +157,7 @@ public final class BatonCache implements AutoCloseable {
     private BatonCache(BatonClient client, String root, Set<Option> options) {
         this.client = client;
         this.root = root;
+        this.lifecycle = new Lifecycle("BatonCache " + root);
         this.singleNode = options.contains(Option.SINGLE_NODE_CACHE);
         this.dataLess = options.contains(Option.DATA_LESS);
         this.clearOnClose = !options.contains(Option.DO_NOT_CLEAR_ON_CLOSE);
@@ -195,10 +195,7 @@ public final class BatonCache implements AutoCloseable {
     public void start() {
         long gen;
         synchronized (this) {
-            if (state != State.LATENT) {
-                throw new IllegalStateException("BatonCache cannot be started: it is " + state);
-            }
-            state = State.STARTED;
+            lifecycle.start();
             gen = ++generation;
         }
         client.getConnectionStateListenable().addListener(connectionListener);
@@ -247,11 +244,7 @@ public final class BatonCache implements AutoCloseable {
     @Override
     public void close() {
         synchronized (this) {
-            if (state == State.CLOSED) {
-                return;
-            }
-            boolean started = state == State.STARTED;
-            state = State.CLOSED;
+            boolean started = lifecycle.close() == Lifecycle.State.STARTED;
             generation++;
             resync = null;
             pending.clear();
@@ -287,7 +280,7 @@ public final class BatonCache implements AutoCloseable {
             WatchRemoval.registered(client, watcher, root, mode);
             Resync r;
             synchronized (this) {
-                if (state == State.CLOSED) {
+                if (lifecycle.state() == Lifecycle.State.CLOSED) {
                     WatchRemoval.remove(client, watcher, root, mode, "BatonCache", true); // closed meanwhile
                     return;
                 }
@@ -314,7 +307,7 @@ public final class BatonCache implements AutoCloseable {
             case NodeCreated, NodeDataChanged -> {
                 Step step;
                 synchronized (this) {
-                    if (state != State.STARTED) {
+                    if (!lifecycle.isStarted()) {
                         return;
                     }
                     step = new Step(path, generation, Step.READ);
@@ -327,7 +320,7 @@ public final class BatonCache implements AutoCloseable {
                 // ones (one created later, found by a resync or by an earlier event's read, stays).
                 long zxid = event.getZxid();
                 synchronized (this) {
-                    if (state != State.STARTED) {
+                    if (!lifecycle.isStarted()) {
                         return;
                     }
                     Step step = new Step(path, generation, zxid > 0 ? zxid : Long.MAX_VALUE);
@@ -345,7 +338,7 @@ public final class BatonCache implements AutoCloseable {
     private void connectionStateChanged(BatonClient c, ConnectionState newState) {
         long gen;
         synchronized (this) {
-            if (state != State.STARTED) {
+            if (!lifecycle.isStarted()) {
                 return;
             }
             if (newState == ConnectionState.SUSPENDED || newState == ConnectionState.LOST
@@ -422,7 +415,7 @@ public final class BatonCache implements AutoCloseable {
         boolean missing = error == null && stat == null
                 || error != null && Failures.code(error) == KeeperException.Code.NONODE;
         synchronized (this) {
-            if (state != State.STARTED) {
+            if (!lifecycle.isStarted()) {
                 return;
             }
             step.done = true;
@@ -495,7 +488,7 @@ public final class BatonCache implements AutoCloseable {
     private void pump(Resync r) {
         List<String> toRead;
         synchronized (this) {
-            if (resync != r || state != State.STARTED) {
+            if (resync != r || !lifecycle.isStarted()) {
                 return;
             }
             toRead = refill(r);
@@ -570,7 +563,7 @@ public final class BatonCache implements AutoCloseable {
         boolean deliver = true;
         List<String> toRead = null;
         synchronized (this) {
-            if (state != State.STARTED) {
+            if (!lifecycle.isStarted()) {
                 return;
             }
             Resync current = resync != null && resync.generation == gen ? resync : null;
@@ -616,7 +609,7 @@ public final class BatonCache implements AutoCloseable {
         future.whenComplete((children, error) -> {
             List<String> toRead;
             synchronized (this) {
-                if (resync != r || state != State.STARTED) {
+                if (resync != r || !lifecycle.isStarted()) {
                     return;
                 }
                 if (error == null) {

@@ -5,8 +5,9 @@ import dev.baton.BatonEventType;
 import dev.baton.BatonListener;
 import dev.baton.internal.BatonPaths;
 import dev.baton.internal.Failures;
-import dev.baton.listen.Listenable;
+import dev.baton.internal.Lifecycle;
 import dev.baton.internal.ListenerContainer;
+import dev.baton.listen.Listenable;
 import dev.baton.state.ConnectionState;
 import dev.baton.state.ConnectionStateListener;
 import java.util.Objects;
@@ -46,9 +47,8 @@ import org.slf4j.LoggerFactory;
 public final class PersistentWatcher implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(PersistentWatcher.class);
 
-    private enum State { LATENT, STARTED, CLOSED }
-
     private final BatonClient client;
+    private final Lifecycle lifecycle;
     private final String basePath;
     private final boolean recursive;
     private final ListenerContainer<Watcher> listeners = new ListenerContainer<>(Runnable::run,
@@ -64,7 +64,6 @@ public final class PersistentWatcher implements AutoCloseable {
     };
 
     // Guarded by this.
-    private State state = State.LATENT;
     private long generation;
 
     /**
@@ -77,6 +76,7 @@ public final class PersistentWatcher implements AutoCloseable {
     public PersistentWatcher(BatonClient client, String basePath, boolean recursive) {
         this.client = Objects.requireNonNull(client, "client");
         this.basePath = BatonPaths.validate(Objects.requireNonNull(basePath, "basePath"));
+        this.lifecycle = new Lifecycle("PersistentWatcher " + basePath);
         this.recursive = recursive;
     }
 
@@ -89,10 +89,7 @@ public final class PersistentWatcher implements AutoCloseable {
     public void start() {
         long gen;
         synchronized (this) {
-            if (state != State.LATENT) {
-                throw new IllegalStateException("PersistentWatcher cannot be started: it is " + state);
-            }
-            state = State.STARTED;
+            lifecycle.start();
             gen = ++generation;
         }
         client.getEventListenable().addListener(closingListener);
@@ -130,11 +127,7 @@ public final class PersistentWatcher implements AutoCloseable {
     @Override
     public void close() {
         synchronized (this) {
-            if (state == State.CLOSED) {
-                return;
-            }
-            boolean started = state == State.STARTED;
-            state = State.CLOSED;
+            boolean started = lifecycle.close() == Lifecycle.State.STARTED;
             generation++;
             if (!started) {
                 return;
@@ -147,10 +140,9 @@ public final class PersistentWatcher implements AutoCloseable {
     /** The client closed while the watcher was started: the listeners hear of it once, as a closed event. */
     private void clientClosed() {
         synchronized (this) {
-            if (state != State.STARTED) {
+            if (lifecycle.close() != Lifecycle.State.STARTED) {
                 return;
             }
-            state = State.CLOSED;
             generation++;
         }
         WatchedEvent closed = new WatchedEvent(Watcher.Event.EventType.None, Watcher.Event.KeeperState.Closed,
@@ -183,7 +175,7 @@ public final class PersistentWatcher implements AutoCloseable {
                         }
                         WatchRemoval.registered(client, watcher, basePath, mode());
                         synchronized (this) {
-                            if (state == State.CLOSED) {
+                            if (lifecycle.state() == Lifecycle.State.CLOSED) {
                                 WatchRemoval.remove(client, watcher, basePath, mode(), "PersistentWatcher", true);
                                 return;
                             }
@@ -207,7 +199,7 @@ public final class PersistentWatcher implements AutoCloseable {
 
     private void process(WatchedEvent event) {
         synchronized (this) {
-            if (state != State.STARTED) {
+            if (!lifecycle.isStarted()) {
                 return;
             }
         }
@@ -220,7 +212,7 @@ public final class PersistentWatcher implements AutoCloseable {
         }
         long gen;
         synchronized (this) {
-            if (state != State.STARTED) {
+            if (!lifecycle.isStarted()) {
                 return;
             }
             gen = ++generation;

@@ -3,6 +3,7 @@ package dev.baton.recipes.leader;
 import dev.baton.BatonClient;
 import dev.baton.internal.BatonPaths;
 import dev.baton.internal.Failures;
+import dev.baton.internal.Lifecycle;
 import dev.baton.internal.ListenerContainer;
 import dev.baton.internal.SerialExecutor;
 import dev.baton.state.ConnectionState;
@@ -65,9 +66,8 @@ public final class LeaderLatch implements AutoCloseable {
         NOTIFY_LEADER
     }
 
-    private enum State { LATENT, STARTED, CLOSED }
-
     private final BatonClient client;
+    private final Lifecycle lifecycle;
     private final String latchPath;
     private final String id;
     private final byte[] idBytes;
@@ -79,7 +79,6 @@ public final class LeaderLatch implements AutoCloseable {
     private final Watcher ownNodeWatcher = this::ownNodeChanged;
 
     // Guarded by this.
-    private State state = State.LATENT;
     private long generation;
     private String ourPath;
     private long ourSession;
@@ -123,6 +122,7 @@ public final class LeaderLatch implements AutoCloseable {
     public LeaderLatch(BatonClient client, String latchPath, String id, CloseMode closeMode) {
         this.client = Objects.requireNonNull(client, "client");
         this.latchPath = BatonPaths.validate(Objects.requireNonNull(latchPath, "latchPath"));
+        this.lifecycle = new Lifecycle("LeaderLatch " + latchPath);
         this.id = Objects.requireNonNull(id, "id");
         this.idBytes = id.getBytes(StandardCharsets.UTF_8);
         this.closeMode = Objects.requireNonNull(closeMode, "closeMode");
@@ -136,12 +136,7 @@ public final class LeaderLatch implements AutoCloseable {
      * @throws IllegalStateException if already started or closed
      */
     public void start() {
-        synchronized (this) {
-            if (state != State.LATENT) {
-                throw new IllegalStateException("LeaderLatch cannot be started: it is " + state);
-            }
-            state = State.STARTED;
-        }
+        lifecycle.start();
         client.getConnectionStateListenable().addListener(connectionListener);
         enqueue();
     }
@@ -151,7 +146,7 @@ public final class LeaderLatch implements AutoCloseable {
         long gen;
         String old;
         synchronized (this) {
-            if (state != State.STARTED) {
+            if (!lifecycle.isStarted()) {
                 return;
             }
             gen = ++generation;
@@ -176,7 +171,7 @@ public final class LeaderLatch implements AutoCloseable {
                     }
                     boolean current;
                     synchronized (this) {
-                        current = state == State.STARTED && gen == generation;
+                        current = lifecycle.isStarted() && gen == generation;
                         if (current) {
                             ourPath = path;
                             ourSession = stat.getEphemeralOwner();
@@ -199,7 +194,7 @@ public final class LeaderLatch implements AutoCloseable {
         client.getChildren().forPathAsync(latchPath).whenComplete((children, error) -> {
             String path;
             synchronized (this) {
-                if (state != State.STARTED || gen != generation) {
+                if (!lifecycle.isStarted() || gen != generation) {
                     return;
                 }
                 path = ourPath;
@@ -259,7 +254,7 @@ public final class LeaderLatch implements AutoCloseable {
         }
         long gen;
         synchronized (this) {
-            if (state != State.STARTED || !event.getPath().equals(watchedPath)) {
+            if (!lifecycle.isStarted() || !event.getPath().equals(watchedPath)) {
                 return;
             }
             watchedPath = null;
@@ -273,7 +268,7 @@ public final class LeaderLatch implements AutoCloseable {
             return;
         }
         synchronized (this) {
-            if (state != State.STARTED || !event.getPath().equals(ourPath)) {
+            if (!lifecycle.isStarted() || !event.getPath().equals(ourPath)) {
                 return;
             }
             ourPath = null; // gone already: nothing to delete
@@ -285,7 +280,7 @@ public final class LeaderLatch implements AutoCloseable {
         long gen;
         String path;
         synchronized (this) {
-            if (state != State.STARTED) {
+            if (!lifecycle.isStarted()) {
                 return;
             }
             gen = generation;
@@ -325,7 +320,7 @@ public final class LeaderLatch implements AutoCloseable {
 
     private void setLeadership(boolean newValue) {
         synchronized (this) {
-            if (leader == newValue || newValue && state != State.STARTED) {
+            if (leader == newValue || newValue && !lifecycle.isStarted()) {
                 return;
             }
             leader = newValue;
@@ -348,10 +343,10 @@ public final class LeaderLatch implements AutoCloseable {
      */
     public void await() throws InterruptedException {
         synchronized (this) {
-            while (state == State.STARTED && !leader) {
+            while (lifecycle.isStarted() && !leader) {
                 wait();
             }
-            requireLeadingOrStarted();
+            lifecycle.requireStarted();
         }
     }
 
@@ -372,27 +367,21 @@ public final class LeaderLatch implements AutoCloseable {
         }
         long deadline = System.nanoTime() + unit.toNanos(timeout);
         synchronized (this) {
-            while (state == State.STARTED && !leader) {
+            while (lifecycle.isStarted() && !leader) {
                 long leftMs = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
                 if (leftMs <= 0) {
                     return false;
                 }
                 wait(leftMs);
             }
-            requireLeadingOrStarted();
+            lifecycle.requireStarted();
             return leader;
-        }
-    }
-
-    private void requireLeadingOrStarted() {
-        if (state != State.STARTED) {
-            throw new IllegalStateException("LeaderLatch is " + state);
         }
     }
 
     /** @return true if this latch is started and leads now */
     public synchronized boolean hasLeadership() {
-        return state == State.STARTED && leader;
+        return lifecycle.isStarted() && leader;
     }
 
     /** @return this participant's id */
@@ -418,7 +407,7 @@ public final class LeaderLatch implements AutoCloseable {
      * @return the token while leading, empty otherwise
      */
     public synchronized OptionalLong fencingToken() {
-        return state == State.STARTED && leader ? OptionalLong.of(ourCzxid) : OptionalLong.empty();
+        return lifecycle.isStarted() && leader ? OptionalLong.of(ourCzxid) : OptionalLong.empty();
     }
 
     /**
@@ -430,7 +419,7 @@ public final class LeaderLatch implements AutoCloseable {
     public Duration safeFor() {
         long session;
         synchronized (this) {
-            if (state != State.STARTED || !leader) {
+            if (!lifecycle.isStarted() || !leader) {
                 return Duration.ZERO;
             }
             session = ourSession;
@@ -512,11 +501,7 @@ public final class LeaderLatch implements AutoCloseable {
         String path;
         String watched;
         synchronized (this) {
-            if (state == State.CLOSED) {
-                return;
-            }
-            boolean started = state == State.STARTED;
-            state = State.CLOSED;
+            boolean started = lifecycle.close() == Lifecycle.State.STARTED;
             generation++;
             path = ourPath;
             watched = watchedPath;

@@ -3,6 +3,7 @@ package dev.baton.recipes.leader;
 import dev.baton.BatonClient;
 import dev.baton.internal.BatonPaths;
 import dev.baton.internal.Failures;
+import dev.baton.internal.Lifecycle;
 import dev.baton.recipes.locks.Hold;
 import dev.baton.recipes.locks.InterProcessMutex;
 import dev.baton.state.ConnectionState;
@@ -56,16 +57,14 @@ public final class LeaderSelector implements AutoCloseable {
     /** Runs takeLeadership for selectors given no executor; a thread lives only while a selector leads. */
     private static final ExecutorService SHARED_EXECUTOR = sharedExecutor();
 
-    private enum State { LATENT, STARTED, CLOSED }
-
     private final BatonClient client;
+    private final Lifecycle lifecycle;
     private final String leaderPath;
     private final Executor executor;
     private final LeaderSelectorListener listener;
     private final ConnectionStateListener connectionListener = this::connectionStateChanged;
 
     // Guarded by this.
-    private State state = State.LATENT;
     private String id = "";
     private boolean autoRequeue;
     private boolean queued;
@@ -99,6 +98,7 @@ public final class LeaderSelector implements AutoCloseable {
             LeaderSelectorListener listener) {
         this.client = Objects.requireNonNull(client, "client");
         this.leaderPath = BatonPaths.validate(Objects.requireNonNull(leaderPath, "leaderPath"));
+        this.lifecycle = new Lifecycle("LeaderSelector " + leaderPath);
         this.executor = Objects.requireNonNull(executor, "executor");
         this.listener = Objects.requireNonNull(listener, "listener");
     }
@@ -140,12 +140,7 @@ public final class LeaderSelector implements AutoCloseable {
      * @throws IllegalStateException if already started or closed
      */
     public void start() {
-        synchronized (this) {
-            if (state != State.LATENT) {
-                throw new IllegalStateException("LeaderSelector cannot be started: it is " + state);
-            }
-            state = State.STARTED;
-        }
+        lifecycle.start();
         client.getConnectionStateListenable().addListener(connectionListener);
         requeue();
     }
@@ -159,9 +154,7 @@ public final class LeaderSelector implements AutoCloseable {
     public boolean requeue() {
         CompletableFuture<Hold> started;
         synchronized (this) {
-            if (state != State.STARTED) {
-                throw new IllegalStateException("LeaderSelector is " + state);
-            }
+            lifecycle.requireStarted();
             if (queued) {
                 return false;
             }
@@ -179,12 +172,12 @@ public final class LeaderSelector implements AutoCloseable {
             attempt = null;
             if (error != null || acquired == null) {
                 queued = false;
-                if (error != null && state == State.STARTED) {
+                if (error != null && lifecycle.isStarted()) {
                     LOG.error("LeaderSelector {} could not queue for leadership", leaderPath, Failures.unwrap(error));
                 }
                 return;
             }
-            if (state != State.STARTED) {
+            if (!lifecycle.isStarted()) {
                 queued = false;
                 acquired.release();
                 return;
@@ -203,7 +196,7 @@ public final class LeaderSelector implements AutoCloseable {
     private void lead() {
         synchronized (this) {
             leaderThread = Thread.currentThread();
-            if (interruptRequested || state != State.STARTED) {
+            if (interruptRequested || !lifecycle.isStarted()) {
                 leaderThread.interrupt();
             }
         }
@@ -232,7 +225,7 @@ public final class LeaderSelector implements AutoCloseable {
             ended = hold;
             hold = null;
             queued = false;
-            again = autoRequeue && state == State.STARTED;
+            again = autoRequeue && lifecycle.isStarted();
         }
         if (ended != null) {
             ended.release();
@@ -266,7 +259,7 @@ public final class LeaderSelector implements AutoCloseable {
         CompletableFuture<Hold> waiting;
         boolean again;
         synchronized (this) {
-            if (state != State.STARTED || attempt == null) {
+            if (!lifecycle.isStarted() || attempt == null) {
                 return;
             }
             waiting = attempt;
@@ -296,7 +289,7 @@ public final class LeaderSelector implements AutoCloseable {
 
     /** @return true while this selector's {@code takeLeadership} runs */
     public synchronized boolean hasLeadership() {
-        return hold != null && state == State.STARTED;
+        return hold != null && lifecycle.isStarted();
     }
 
     /** @return the election's path */
@@ -350,11 +343,7 @@ public final class LeaderSelector implements AutoCloseable {
     public void close() {
         CompletableFuture<Hold> pending;
         synchronized (this) {
-            if (state == State.CLOSED) {
-                return;
-            }
-            boolean started = state == State.STARTED;
-            state = State.CLOSED;
+            boolean started = lifecycle.close() == Lifecycle.State.STARTED;
             if (!started) {
                 return;
             }

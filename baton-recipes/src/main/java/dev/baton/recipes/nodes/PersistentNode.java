@@ -3,6 +3,7 @@ package dev.baton.recipes.nodes;
 import dev.baton.BatonClient;
 import dev.baton.internal.BatonPaths;
 import dev.baton.internal.Failures;
+import dev.baton.internal.Lifecycle;
 import dev.baton.state.ConnectionState;
 import dev.baton.state.ConnectionStateListener;
 import java.util.Objects;
@@ -47,9 +48,8 @@ import org.slf4j.LoggerFactory;
 public final class PersistentNode implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(PersistentNode.class);
 
-    private enum State { LATENT, STARTED, CLOSED }
-
     private final BatonClient client;
+    private final Lifecycle lifecycle;
     private final CreateMode mode;
     private final boolean useProtection;
     private final String basePath;
@@ -57,7 +57,6 @@ public final class PersistentNode implements AutoCloseable {
     private final ConnectionStateListener connectionListener = this::connectionStateChanged;
 
     // Guarded by this.
-    private State state = State.LATENT;
     private byte[] data;
     private String actualPath;
     /** Bumped for every create attempt and by close; answers of older attempts are ignored. */
@@ -89,6 +88,7 @@ public final class PersistentNode implements AutoCloseable {
         }
         this.useProtection = useProtection;
         this.basePath = BatonPaths.validate(Objects.requireNonNull(basePath, "basePath"));
+        this.lifecycle = new Lifecycle("PersistentNode " + basePath);
         this.data = Objects.requireNonNull(initData, "initData").clone();
     }
 
@@ -98,12 +98,7 @@ public final class PersistentNode implements AutoCloseable {
      * @throws IllegalStateException if already started or closed
      */
     public void start() {
-        synchronized (this) {
-            if (state != State.LATENT) {
-                throw new IllegalStateException("PersistentNode cannot be started: it is " + state);
-            }
-            state = State.STARTED;
-        }
+        lifecycle.start();
         client.getConnectionStateListenable().addListener(connectionListener);
         create();
     }
@@ -126,9 +121,7 @@ public final class PersistentNode implements AutoCloseable {
         long deadline = System.nanoTime() + unit.toNanos(timeout);
         synchronized (this) {
             while (true) {
-                if (state != State.STARTED) {
-                    throw new IllegalStateException("PersistentNode is " + state);
-                }
+                lifecycle.requireStarted();
                 if (initialCreateDone) {
                     return true;
                 }
@@ -169,9 +162,7 @@ public final class PersistentNode implements AutoCloseable {
         byte[] copy = newData.clone();
         String path;
         synchronized (this) {
-            if (state != State.STARTED) {
-                throw new IllegalStateException("PersistentNode is " + state);
-            }
+            lifecycle.requireStarted();
             data = copy;
             path = actualPath;
             dataDirty = path != null;
@@ -210,11 +201,7 @@ public final class PersistentNode implements AutoCloseable {
         String path;
         CompletableFuture<Void> pending;
         synchronized (this) {
-            if (state == State.CLOSED) {
-                return;
-            }
-            boolean started = state == State.STARTED;
-            state = State.CLOSED;
+            boolean started = lifecycle.close() == Lifecycle.State.STARTED;
             generation++;
             path = actualPath;
             actualPath = null;
@@ -268,7 +255,7 @@ public final class PersistentNode implements AutoCloseable {
         long gen;
         byte[] bytes;
         synchronized (this) {
-            if (state != State.STARTED || creating) {
+            if (!lifecycle.isStarted() || creating) {
                 return;
             }
             creating = true;
@@ -349,7 +336,7 @@ public final class PersistentNode implements AutoCloseable {
         boolean keep;
         CompletableFuture<Void> done;
         synchronized (this) {
-            keep = state == State.STARTED && gen == generation;
+            keep = lifecycle.isStarted() && gen == generation;
             done = attempt;
             creating = false;
             if (keep) {
@@ -401,7 +388,7 @@ public final class PersistentNode implements AutoCloseable {
         }
         long gen;
         synchronized (this) {
-            if (state != State.STARTED || !path.equals(actualPath)) {
+            if (!lifecycle.isStarted() || !path.equals(actualPath)) {
                 return;
             }
             gen = generation;
@@ -415,7 +402,7 @@ public final class PersistentNode implements AutoCloseable {
 
     private void lost(long gen, String path) {
         synchronized (this) {
-            if (state != State.STARTED || gen != generation || !path.equals(actualPath)) {
+            if (!lifecycle.isStarted() || gen != generation || !path.equals(actualPath)) {
                 return;
             }
             actualPath = null;
@@ -433,7 +420,7 @@ public final class PersistentNode implements AutoCloseable {
         boolean dirty;
         byte[] bytes;
         synchronized (this) {
-            if (state != State.STARTED) {
+            if (!lifecycle.isStarted()) {
                 return;
             }
             gen = generation;

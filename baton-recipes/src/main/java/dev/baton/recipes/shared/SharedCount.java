@@ -4,9 +4,11 @@ import dev.baton.BatonClient;
 import dev.baton.BatonOp;
 import dev.baton.internal.BatonPaths;
 import dev.baton.internal.Failures;
-import dev.baton.internal.Requests;
+import dev.baton.internal.Lifecycle;
 import dev.baton.internal.ListenerContainer;
+import dev.baton.internal.Requests;
 import dev.baton.internal.SerialExecutor;
+import dev.baton.internal.Versions;
 import dev.baton.state.ConnectionState;
 import dev.baton.state.ConnectionStateListener;
 import java.nio.ByteBuffer;
@@ -59,9 +61,8 @@ import org.slf4j.LoggerFactory;
 public final class SharedCount implements SharedCountReader, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(SharedCount.class);
 
-    private enum State { LATENT, STARTED, CLOSED }
-
     private final BatonClient client;
+    private final Lifecycle lifecycle;
     private final String path;
     private final int seedValue;
     private final ListenerContainer<SharedCountListener> listeners;
@@ -70,7 +71,6 @@ public final class SharedCount implements SharedCountReader, AutoCloseable {
     private final ConnectionStateListener connectionListener = this::connectionStateChanged;
 
     // Guarded by this.
-    private State state = State.LATENT;
     private VersionedValue<Integer> current;
     private long currentCzxid;
 
@@ -84,6 +84,7 @@ public final class SharedCount implements SharedCountReader, AutoCloseable {
     public SharedCount(BatonClient client, String path, int seedValue) {
         this.client = Objects.requireNonNull(client, "client");
         this.path = BatonPaths.validate(Objects.requireNonNull(path, "path"));
+        this.lifecycle = new Lifecycle("SharedCount " + path);
         this.seedValue = seedValue;
         this.listeners = new ListenerContainer<>(Runnable::run,
                 (message, e) -> LOG.error("SharedCount {} listener failed: {}", path, message, e));
@@ -117,12 +118,7 @@ public final class SharedCount implements SharedCountReader, AutoCloseable {
     }
 
     private CompletableFuture<Void> start(boolean blocking) {
-        synchronized (this) {
-            if (state != State.LATENT) {
-                throw new IllegalStateException("SharedCount cannot be started: it is " + state);
-            }
-            state = State.STARTED;
-        }
+        lifecycle.start();
         CompletableFuture<Void> started;
         try {
             client.getConnectionStateListenable().addListener(connectionListener);
@@ -163,9 +159,7 @@ public final class SharedCount implements SharedCountReader, AutoCloseable {
 
     @Override
     public synchronized VersionedValue<Integer> getVersionedValue() {
-        if (state != State.STARTED) {
-            throw new IllegalStateException("SharedCount " + path + " is " + state);
-        }
+        lifecycle.requireStarted();
         if (current == null) {
             throw new IllegalStateException("SharedCount " + path + " is starting: its value is not known yet");
         }
@@ -200,7 +194,7 @@ public final class SharedCount implements SharedCountReader, AutoCloseable {
     }
 
     private CompletableFuture<Void> setCount(int newCount, boolean blocking) {
-        requireStarted();
+        lifecycle.requireStarted();
         return Requests.send(blocking, client.setData(), path, toBytes(newCount))
                 .thenAccept(stat -> update(stat, newCount, true));
     }
@@ -292,10 +286,9 @@ public final class SharedCount implements SharedCountReader, AutoCloseable {
     @Override
     public void close() {
         synchronized (this) {
-            if (state == State.CLOSED) {
+            if (lifecycle.close() == Lifecycle.State.CLOSED) {
                 return;
             }
-            state = State.CLOSED;
         }
         client.getConnectionStateListenable().removeListener(connectionListener);
         listeners.clear();
@@ -303,12 +296,6 @@ public final class SharedCount implements SharedCountReader, AutoCloseable {
             client.watchers().remove(watcher).quietly().forPathAsync(path).exceptionally(e -> null);
         } catch (RuntimeException e) {
             // client closed: the watch went with the session
-        }
-    }
-
-    private synchronized void requireStarted() {
-        if (state != State.STARTED) {
-            throw new IllegalStateException("SharedCount " + path + " is " + state);
         }
     }
 
@@ -323,7 +310,7 @@ public final class SharedCount implements SharedCountReader, AutoCloseable {
 
     private void connectionStateChanged(BatonClient c, ConnectionState newState) {
         synchronized (this) {
-            if (state != State.STARTED) {
+            if (!lifecycle.isStarted()) {
                 return;
             }
         }
@@ -335,7 +322,7 @@ public final class SharedCount implements SharedCountReader, AutoCloseable {
 
     private void refresh() {
         synchronized (this) {
-            if (state != State.STARTED) {
+            if (!lifecycle.isStarted()) {
                 return;
             }
         }
@@ -364,7 +351,7 @@ public final class SharedCount implements SharedCountReader, AutoCloseable {
     private void update(Stat stat, int value, boolean notify) {
         VersionedValue<Integer> next = new VersionedValue<>(stat.getVersion(), value);
         synchronized (this) {
-            if (state != State.STARTED) {
+            if (!lifecycle.isStarted()) {
                 return;
             }
             if (current != null && !isNewer(stat.getCzxid(), stat.getVersion(), currentCzxid, current.version())) {

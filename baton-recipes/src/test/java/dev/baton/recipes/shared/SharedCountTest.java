@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import dev.baton.Baton;
 import dev.baton.BatonClient;
 import dev.baton.BatonOp;
+import dev.baton.internal.Versions;
 import dev.baton.retry.RetryOneTime;
 import dev.baton.state.ConnectionState;
 import dev.baton.testing.EmbeddedZooKeeperExtension;

@@ -1,4 +1,4 @@
-package dev.baton.recipes.shared;
+package dev.baton.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -18,14 +18,5 @@ class VersionsTest {
         assertThat(Versions.isNewer(0, -1)).isTrue();
         assertThat(Versions.isNewer(-1, 0)).isFalse();
         assertThat(Versions.isNewer(Integer.MIN_VALUE + 10, Integer.MAX_VALUE - 10)).isTrue();
-    }
-
-    @Test
-    void aRecreatedNodeIsNewerWhateverItsVersion() {
-        assertThat(SharedCount.isNewer(200, 0, 100, 57)).isTrue();
-        assertThat(SharedCount.isNewer(100, 58, 100, 57)).isTrue();
-        assertThat(SharedCount.isNewer(100, 57, 100, 57)).isFalse();
-        assertThat(SharedCount.isNewer(50, 90, 100, 57)).isFalse(); // a read from before the re-creation
-        assertThat(SharedCount.isNewer(100, Integer.MIN_VALUE, 100, Integer.MAX_VALUE)).isTrue();
     }
 }
