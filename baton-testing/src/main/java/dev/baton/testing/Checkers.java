@@ -60,6 +60,8 @@ public final class Checkers {
      * same key (see the class documentation). One violation is reported per episode (from the point where a
      * second effective holder appears until fewer than two remain); its window runs from the start of the
      * earliest conflicting hold to the event that made the conflict.
+     *
+     * @return the checker, named {@code "mutual-exclusion"}
      */
     public static HistoryChecker mutualExclusion() {
         return mutualExclusion(DEFAULT_RESUME_GRACE);
@@ -69,6 +71,8 @@ public final class Checkers {
      * Mutual exclusion as {@link #mutualExclusion()}, with the given resume grace ({@link Duration#ZERO}: a
      * resumed holder counts at once).
      *
+     * @param resumeGrace how long a hold open at a {@code RESUMED} does not count
+     * @return the checker, named {@code "mutual-exclusion"}
      * @throws IllegalArgumentException if {@code resumeGrace} is negative
      */
     public static HistoryChecker mutualExclusion(Duration resumeGrace) {
@@ -82,6 +86,7 @@ public final class Checkers {
      * more than {@code maxHolders} remain).
      *
      * @param maxHolders how many clients may hold a key at once, e.g. a semaphore's {@code maxLeases}
+     * @return the checker, named {@code "at-most-<maxHolders>-holders"} ({@code "mutual-exclusion"} for 1)
      * @throws IllegalArgumentException if {@code maxHolders <= 0}
      */
     public static HistoryChecker atMostHolders(int maxHolders) {
@@ -92,6 +97,9 @@ public final class Checkers {
      * A counting limit as {@link #atMostHolders(int)}, with the given resume grace; {@code atMostHolders(1,
      * grace)} is {@link #mutualExclusion(Duration) mutualExclusion(grace)}.
      *
+     * @param maxHolders how many clients may hold a key at once
+     * @param resumeGrace how long a hold open at a {@code RESUMED} does not count
+     * @return the checker, named {@code "at-most-<maxHolders>-holders"} ({@code "mutual-exclusion"} for 1)
      * @throws IllegalArgumentException if {@code maxHolders <= 0} or {@code resumeGrace} is negative
      */
     public static HistoryChecker atMostHolders(int maxHolders, Duration resumeGrace) {
@@ -113,6 +121,7 @@ public final class Checkers {
      *
      * @param writeLock the name under which writers record their holds
      * @param readLock the name under which readers record their holds
+     * @return the checker, named {@code "read-write-exclusion"}
      * @throws IllegalArgumentException if the two names are equal
      */
     public static HistoryChecker readWriteExclusion(String writeLock, String readLock) {
@@ -138,6 +147,7 @@ public final class Checkers {
      * keys to check.
      *
      * @param names the lock/leadership names to check; none: every key
+     * @return the checker, named {@code "fencing-tokens-increase"}
      */
     public static HistoryChecker fencingTokensIncrease(String... names) {
         return new FencingTokenChecker(Set.of(names));
@@ -147,6 +157,8 @@ public final class Checkers {
      * A guarded resource never accepts a stale token: each {@code TOKEN_USED} of a resource (its {@code name})
      * carries a token at least as high as every token that resource accepted before. Rejections ({@code
      * TOKEN_REJECTED}) are fine. The window runs from the acceptance of the higher token to the stale one.
+     *
+     * @return the checker, named {@code "no-stale-token-accepted"}
      */
     public static HistoryChecker noStaleTokenAccepted() {
         return new StaleTokenChecker();
@@ -155,6 +167,8 @@ public final class Checkers {
     /**
      * Double barrier with {@code memberQty} members on every barrier name: see {@link #barrier(ToIntFunction)}.
      *
+     * @param memberQty the member count of every barrier name
+     * @return the checker, named {@code "barrier"}
      * @throws IllegalArgumentException if {@code memberQty <= 0}
      */
     public static HistoryChecker barrier(int memberQty) {
@@ -174,6 +188,7 @@ public final class Checkers {
      * return.
      *
      * @param memberQty the member count of each barrier name
+     * @return the checker, named {@code "barrier"}
      */
     public static HistoryChecker barrier(ToIntFunction<String> memberQty) {
         return new BarrierChecker(Objects.requireNonNull(memberQty, "memberQty"));
@@ -189,6 +204,7 @@ public final class Checkers {
      *
      * @param bound how long after the heal a holder must exist, e.g. the session timeout plus a few seconds
      * @param names the lock/leadership names to check; none: every key acquired at least once before the heal
+     * @return the checker, named {@code "liveness"}
      * @throws IllegalArgumentException if {@code bound} is not positive
      */
     public static HistoryChecker liveness(Duration bound, String... names) {
@@ -202,6 +218,8 @@ public final class Checkers {
     /**
      * Runs {@code checkers} over a snapshot of {@code history}.
      *
+     * @param history the history to check
+     * @param checkers the properties to check, e.g. {@link #mutualExclusion()}; none: nothing is checked
      * @return all violations, checker by checker (at most 10 per checker, then a summary violation counting the
      *     rest); empty if every property holds
      */
@@ -211,6 +229,11 @@ public final class Checkers {
 
     /**
      * Runs {@code checkers} over {@code events} (a history snapshot); see {@link #check(History, HistoryChecker...)}.
+     *
+     * @param events the events to check, in history order, e.g. from {@link History#events()}
+     * @param checkers the properties to check; none: nothing is checked
+     * @return all violations, checker by checker, at most 10 per checker as in {@link #check(History,
+     *     HistoryChecker...)}; empty if every property holds
      */
     public static List<Violation> check(List<History.Event> events, HistoryChecker... checkers) {
         Objects.requireNonNull(events, "events");
@@ -229,6 +252,8 @@ public final class Checkers {
     /**
      * Runs {@code checkers} over a snapshot of {@code history} and fails if any property is violated.
      *
+     * @param history the history to check
+     * @param checkers the properties to check, e.g. {@link #mutualExclusion()}; none: nothing is checked
      * @throws AssertionError listing every violation with its history excerpt
      */
     public static void assertValid(History history, HistoryChecker... checkers) {
@@ -238,7 +263,13 @@ public final class Checkers {
         }
     }
 
-    /** Formats violations as the message of {@link #assertValid}. */
+    /**
+     * Formats violations as the message of {@link #assertValid}.
+     *
+     * @param violations the violations to list, e.g. from {@link #check(History, HistoryChecker...)}
+     * @param historySize the number of events in the history they were found in, for the header line
+     * @return a header line with both counts, then each violation with its excerpt
+     */
     public static String describe(List<Violation> violations, int historySize) {
         StringBuilder b = new StringBuilder();
         b.append(violations.size()).append(" violation(s) in a history of ").append(historySize)

@@ -31,7 +31,11 @@ public final class GuardedResource {
         this.history = Objects.requireNonNull(history, "history");
     }
 
-    /** Returns the resource name. */
+    /**
+     * Returns the resource name.
+     *
+     * @return the name this resource records its attempts under
+     */
     public String name() {
         return name;
     }
@@ -40,7 +44,10 @@ public final class GuardedResource {
      * Attempts an operation by {@code client} with fencing token {@code token}: accepted if {@code token} is at
      * least the highest token seen, which it then becomes.
      *
+     * @param client who makes the attempt, as recorded in the history
+     * @param token the fencing token the client holds
      * @return true if accepted (recorded as {@code TOKEN_USED}), false if rejected ({@code TOKEN_REJECTED})
+     * @throws IllegalArgumentException if {@code token} is {@link History#NO_TOKEN}
      */
     public boolean use(String client, long token) {
         return use(client, token, () -> { });
@@ -50,7 +57,11 @@ public final class GuardedResource {
      * Attempts {@code operation} by {@code client} with fencing token {@code token}; runs it, under the
      * resource's lock, only if accepted.
      *
+     * @param client who makes the attempt, as recorded in the history
+     * @param token the fencing token the client holds
+     * @param operation the work to do on the resource if the token is accepted
      * @return true if accepted and run, false if rejected
+     * @throws IllegalArgumentException if {@code token} is {@link History#NO_TOKEN}
      * @throws RuntimeException whatever {@code operation} throws (the token still counts as seen)
      */
     public boolean use(String client, long token, Runnable operation) {
@@ -72,17 +83,29 @@ public final class GuardedResource {
         }
     }
 
-    /** Returns the highest token accepted so far, or {@link Long#MIN_VALUE} if none. */
+    /**
+     * Returns the highest token accepted so far, or {@link Long#MIN_VALUE} if none.
+     *
+     * @return the token an attempt must at least carry to be accepted now
+     */
     public synchronized long highestToken() {
         return highest;
     }
 
-    /** Returns how many operations were accepted. */
+    /**
+     * Returns how many operations were accepted.
+     *
+     * @return the number of {@code TOKEN_USED} attempts so far
+     */
     public synchronized long acceptedCount() {
         return accepted;
     }
 
-    /** Returns how many operations were rejected. */
+    /**
+     * Returns how many operations were rejected.
+     *
+     * @return the number of {@code TOKEN_REJECTED} attempts so far
+     */
     public synchronized long rejectedCount() {
         return rejected;
     }

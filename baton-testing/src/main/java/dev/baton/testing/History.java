@@ -105,7 +105,18 @@ public final class History {
      */
     public record Event(long seq, long nanos, String client, Kind kind, String name, long token, String detail) {
 
-        /** Validates the fields; {@code null} texts become {@code ""}. */
+        /**
+         * Validates the fields; {@code null} texts become {@code ""}.
+         *
+         * @param seq position in the history, from 0
+         * @param nanos time since the history was created, in nanoseconds
+         * @param client who the event is about ({@code ""} or null if nobody)
+         * @param kind what happened
+         * @param name what it is about ({@code ""} or null if nothing)
+         * @param token the fencing token, or {@link History#NO_TOKEN}
+         * @param detail free text ({@code ""} or null if none)
+         * @throws IllegalArgumentException if {@code seq} is negative
+         */
         public Event {
             Objects.requireNonNull(kind, "kind");
             client = client == null ? "" : client;
@@ -116,12 +127,20 @@ public final class History {
             }
         }
 
-        /** Returns {@link #nanos()} as a {@link Duration} since the start of the history. */
+        /**
+         * Returns {@link #nanos()} as a {@link Duration} since the start of the history.
+         *
+         * @return when the event was recorded, on the history's clock
+         */
         public Duration time() {
             return Duration.ofNanos(nanos);
         }
 
-        /** Returns true if this event carries a fencing token. */
+        /**
+         * Returns true if this event carries a fencing token.
+         *
+         * @return whether {@link #token()} is a token rather than {@link History#NO_TOKEN}
+         */
         public boolean hasToken() {
             return token != NO_TOKEN;
         }
@@ -129,6 +148,8 @@ public final class History {
         /**
          * Encodes this event as one line (no line terminator) that {@link History#parseLine(String)} reads back
          * exactly: {@value History#LINE_PREFIX} followed by {@code key=value} pairs, values URL-encoded (UTF-8).
+         *
+         * @return the encoded line
          */
         public String toLine() {
             return LINE_PREFIX + "seq=" + seq + " t=" + nanos + " kind=" + kind + " client=" + enc(client)
@@ -167,77 +188,156 @@ public final class History {
             this.client = client;
         }
 
-        /** Returns the client id this recorder writes. */
+        /**
+         * Returns the client id this recorder writes.
+         *
+         * @return the id given to {@link History#recorder(String)}
+         */
         public String client() {
             return client;
         }
 
-        /** Records {@link Kind#ACQUIRED} of lock {@code lock} with {@code token}; returns the event. */
+        /**
+         * Records {@link Kind#ACQUIRED} of lock {@code lock} with {@code token}; returns the event.
+         *
+         * @param lock the name of the lock acquired
+         * @param token the fencing token of the new hold, or {@link History#NO_TOKEN} if the lock gives none
+         * @return the appended event
+         */
         public Event acquired(String lock, long token) {
             return record(client, Kind.ACQUIRED, lock, token, "");
         }
 
-        /** Records {@link Kind#RELEASED} of lock {@code lock} (call before sending the release). */
+        /**
+         * Records {@link Kind#RELEASED} of lock {@code lock} (call before sending the release).
+         *
+         * @param lock the name of the lock about to be released
+         * @param token the fencing token of the hold that ends, or {@link History#NO_TOKEN}
+         * @return the appended event
+         */
         public Event released(String lock, long token) {
             return record(client, Kind.RELEASED, lock, token, "");
         }
 
-        /** Records {@link Kind#LOST} of lock {@code lock}, with the reason. */
+        /**
+         * Records {@link Kind#LOST} of lock {@code lock}, with the reason.
+         *
+         * @param lock the name of the lock lost
+         * @param token the fencing token of the hold that ends, or {@link History#NO_TOKEN}
+         * @param reason why the client stopped believing, e.g. the connection state; the event's detail
+         * @return the appended event
+         */
         public Event lost(String lock, long token, String reason) {
             return record(client, Kind.LOST, lock, token, reason);
         }
 
-        /** Records {@link Kind#BECAME_LEADER} of {@code leadership} with {@code token}. */
+        /**
+         * Records {@link Kind#BECAME_LEADER} of {@code leadership} with {@code token}.
+         *
+         * @param leadership the name of the leadership won
+         * @param token the fencing token of the new leadership, or {@link History#NO_TOKEN} if the recipe gives none
+         * @return the appended event
+         */
         public Event becameLeader(String leadership, long token) {
             return record(client, Kind.BECAME_LEADER, leadership, token, "");
         }
 
-        /** Records {@link Kind#LOST_LEADERSHIP} of {@code leadership}, with the reason. */
+        /**
+         * Records {@link Kind#LOST_LEADERSHIP} of {@code leadership}, with the reason.
+         *
+         * @param leadership the name of the leadership given up or lost
+         * @param token the fencing token of the leadership that ends, or {@link History#NO_TOKEN}
+         * @param reason why the client stopped believing it leads, e.g. the callback that told it; the event's detail
+         * @return the appended event
+         */
         public Event lostLeadership(String leadership, long token, String reason) {
             return record(client, Kind.LOST_LEADERSHIP, leadership, token, reason);
         }
 
-        /** Records {@link Kind#ENTER_CALLED} on barrier {@code barrier}. */
+        /**
+         * Records {@link Kind#ENTER_CALLED} on barrier {@code barrier}.
+         *
+         * @param barrier the name of the barrier entered
+         * @return the appended event
+         */
         public Event enterCalled(String barrier) {
             return record(client, Kind.ENTER_CALLED, barrier, NO_TOKEN, "");
         }
 
-        /** Records {@link Kind#ENTER_RETURNED} on barrier {@code barrier}. */
+        /**
+         * Records {@link Kind#ENTER_RETURNED} on barrier {@code barrier}.
+         *
+         * @param barrier the name of the barrier passed
+         * @return the appended event
+         */
         public Event enterReturned(String barrier) {
             return record(client, Kind.ENTER_RETURNED, barrier, NO_TOKEN, "");
         }
 
-        /** Records {@link Kind#LEAVE_CALLED} on barrier {@code barrier}. */
+        /**
+         * Records {@link Kind#LEAVE_CALLED} on barrier {@code barrier}.
+         *
+         * @param barrier the name of the barrier left
+         * @return the appended event
+         */
         public Event leaveCalled(String barrier) {
             return record(client, Kind.LEAVE_CALLED, barrier, NO_TOKEN, "");
         }
 
-        /** Records {@link Kind#LEAVE_RETURNED} on barrier {@code barrier}. */
+        /**
+         * Records {@link Kind#LEAVE_RETURNED} on barrier {@code barrier}.
+         *
+         * @param barrier the name of the barrier left
+         * @return the appended event
+         */
         public Event leaveReturned(String barrier) {
             return record(client, Kind.LEAVE_RETURNED, barrier, NO_TOKEN, "");
         }
 
-        /** Records {@link Kind#CONNECTED}, with e.g. the connection state that caused it. */
+        /**
+         * Records {@link Kind#CONNECTED}, with e.g. the connection state that caused it.
+         *
+         * @param detail what caused it, e.g. {@code "RECONNECTED"} ({@code ""} or null if nothing to say)
+         * @return the appended event
+         */
         public Event connected(String detail) {
             return record(client, Kind.CONNECTED, "", NO_TOKEN, detail);
         }
 
-        /** Records {@link Kind#DISCONNECTED}, with e.g. the connection state that caused it. */
+        /**
+         * Records {@link Kind#DISCONNECTED}, with e.g. the connection state that caused it.
+         *
+         * @param detail what caused it, e.g. {@code "SUSPENDED"} ({@code ""} or null if nothing to say)
+         * @return the appended event
+         */
         public Event disconnected(String detail) {
             return record(client, Kind.DISCONNECTED, "", NO_TOKEN, detail);
         }
 
-        /** Records {@link Kind#PAUSED} of this client's process. */
+        /**
+         * Records {@link Kind#PAUSED} of this client's process.
+         *
+         * @return the appended event
+         */
         public Event paused() {
             return record(client, Kind.PAUSED, "", NO_TOKEN, "");
         }
 
-        /** Records {@link Kind#RESUMED} of this client's process. */
+        /**
+         * Records {@link Kind#RESUMED} of this client's process.
+         *
+         * @return the appended event
+         */
         public Event resumed() {
             return record(client, Kind.RESUMED, "", NO_TOKEN, "");
         }
 
-        /** Records a {@link Kind#NOTE} about this client. */
+        /**
+         * Records a {@link Kind#NOTE} about this client.
+         *
+         * @param text the remark, recorded as the event's detail
+         * @return the appended event
+         */
         public Event note(String text) {
             return record(client, Kind.NOTE, "", NO_TOKEN, text);
         }
@@ -253,7 +353,12 @@ public final class History {
         this.origin = System.nanoTime();
     }
 
-    /** Returns a recorder that writes events for {@code client}. */
+    /**
+     * Returns a recorder that writes events for {@code client}.
+     *
+     * @param client the id the recorder's events carry, e.g. {@code "p1"}
+     * @return a new recorder into this history
+     */
     public Recorder recorder(String client) {
         return new Recorder(Objects.requireNonNull(client, "client"));
     }
@@ -286,17 +391,34 @@ public final class History {
         return e;
     }
 
-    /** Records {@link Kind#FAULT_INJECTED} for fault {@code faultId}, described by {@code description}. */
+    /**
+     * Records {@link Kind#FAULT_INJECTED} for fault {@code faultId}, described by {@code description}.
+     *
+     * @param faultId identifies the fault, to match its {@link #faultHealed heal}; the event's name
+     * @param description what the fault does, recorded as the event's detail
+     * @return the appended event
+     */
     public Event faultInjected(String faultId, String description) {
         return record("", Kind.FAULT_INJECTED, faultId, NO_TOKEN, description);
     }
 
-    /** Records {@link Kind#FAULT_HEALED} for fault {@code faultId}, described by {@code description}. */
+    /**
+     * Records {@link Kind#FAULT_HEALED} for fault {@code faultId}, described by {@code description}.
+     *
+     * @param faultId the id the fault was {@link #faultInjected injected} with
+     * @param description how it was healed, recorded as the event's detail
+     * @return the appended event
+     */
     public Event faultHealed(String faultId, String description) {
         return record("", Kind.FAULT_HEALED, faultId, NO_TOKEN, description);
     }
 
-    /** Records a {@link Kind#NOTE} not tied to a client. */
+    /**
+     * Records a {@link Kind#NOTE} not tied to a client.
+     *
+     * @param text the remark, recorded as the event's detail
+     * @return the appended event
+     */
     public Event note(String text) {
         return record("", Kind.NOTE, "", NO_TOKEN, text);
     }
@@ -306,6 +428,7 @@ public final class History {
      * re-stamped with this history's sequence and clock at the moment of the call. Lines that are not events
      * (other output of the driver) are ignored.
      *
+     * @param line a line of a driver's output
      * @return the appended event, or empty if {@code line} is not an event line
      * @throws IllegalArgumentException if the line starts with {@link #LINE_PREFIX} but is malformed
      */
@@ -317,6 +440,7 @@ public final class History {
      * Decodes a line written by {@link Event#toLine()}, as it was written (with the writer's sequence number and
      * time). Leading text before {@link #LINE_PREFIX} is skipped, so prefixed log lines work too.
      *
+     * @param line the line to decode, without its line terminator
      * @return the event, or empty if the line holds no {@link #LINE_PREFIX}
      * @throws IllegalArgumentException if the line is malformed after the prefix
      */
@@ -353,36 +477,59 @@ public final class History {
      * Adds a listener called with each event as it is appended, in history order, on the appending thread and
      * under the history's lock (keep it quick; it must not record into this history). A driver process uses
      * {@code history.addListener(e -> System.out.println(e.toLine()))}. A listener that throws is ignored.
+     *
+     * @param listener called with each event appended from now on
      */
     public void addListener(Consumer<Event> listener) {
         listeners.add(Objects.requireNonNull(listener, "listener"));
     }
 
-    /** Removes a listener added with {@link #addListener}. */
+    /**
+     * Removes a listener added with {@link #addListener}.
+     *
+     * @param listener the listener to remove; one that was not added is ignored
+     */
     public void removeListener(Consumer<Event> listener) {
         listeners.remove(listener);
     }
 
-    /** Returns an immutable snapshot of the events recorded so far, in order. */
+    /**
+     * Returns an immutable snapshot of the events recorded so far, in order.
+     *
+     * @return the events, in sequence order; later records do not change it
+     */
     public List<Event> events() {
         synchronized (lock) {
             return List.copyOf(events);
         }
     }
 
-    /** Returns the number of events recorded so far. */
+    /**
+     * Returns the number of events recorded so far.
+     *
+     * @return the event count, which is also the sequence number the next event gets
+     */
     public int size() {
         synchronized (lock) {
             return events.size();
         }
     }
 
-    /** Returns the time elapsed since this history was created, on its clock. */
+    /**
+     * Returns the time elapsed since this history was created, on its clock.
+     *
+     * @return the time since creation, on the same clock as {@link Event#time()}
+     */
     public Duration elapsed() {
         return Duration.ofNanos(System.nanoTime() - origin);
     }
 
-    /** Writes all events so far, one per line, to {@code out}. */
+    /**
+     * Writes all events so far, one per line, to {@code out}.
+     *
+     * @param out where the human-readable lines go, e.g. {@code System.out} or a {@code StringBuilder}
+     * @throws UncheckedIOException if {@code out} throws an {@link IOException}
+     */
     public void dump(Appendable out) {
         try {
             out.append(format(events(), Set.of()));
@@ -394,6 +541,9 @@ public final class History {
     /**
      * Writes all events so far to {@code file}, one {@link Event#toLine()} per line (readable again with
      * {@link #parseLine}), creating or replacing it.
+     *
+     * @param file the file to write
+     * @throws UncheckedIOException if the file cannot be written
      */
     public void dump(Path file) {
         StringBuilder b = new StringBuilder();
@@ -415,6 +565,10 @@ public final class History {
 
     /**
      * Formats events one per line; events whose sequence number is in {@code marked} get a {@code >>} marker.
+     *
+     * @param events the events to format, in the order given
+     * @param marked the sequence numbers of the events to mark
+     * @return the formatted lines, each ending with a newline
      */
     public static String format(Collection<Event> events, Set<Long> marked) {
         StringBuilder b = new StringBuilder();

@@ -14,7 +14,15 @@ import java.util.Objects;
  */
 public record Violation(String checker, String message, List<History.Event> window, String excerpt) {
 
-    /** Validates and copies the fields. */
+    /**
+     * Validates and copies the fields.
+     *
+     * @param checker the name of the checker that found it
+     * @param message what is wrong
+     * @param window the events that show it; copied
+     * @param excerpt {@code window} formatted for humans
+     * @throws NullPointerException if an argument is null or {@code window} holds a null
+     */
     public Violation {
         Objects.requireNonNull(checker, "checker");
         Objects.requireNonNull(message, "message");
