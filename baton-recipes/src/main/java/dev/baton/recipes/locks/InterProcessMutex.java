@@ -117,7 +117,7 @@ public final class InterProcessMutex implements InterProcessLock {
             owned.count++;
             return true;
         }
-        Hold hold = LockQueue.await(queue.acquireBlocking(nodeData, timeoutNanos, drivers.get()), Hold::release);
+        Hold hold = queue.acquireBlocking(nodeData, timeoutNanos, drivers.get());
         if (hold == null) {
             return false;
         }

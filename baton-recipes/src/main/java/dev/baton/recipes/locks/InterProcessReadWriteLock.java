@@ -60,17 +60,30 @@ public final class InterProcessReadWriteLock {
         }
     }
 
-    /** A writer holds when first; otherwise it watches the node just ahead, reader or writer. */
-    private static final Sorted WRITER = (sorted, i) -> i == 0 ? null : sorted.get(i - 1);
+    /**
+     * A writer holds when first; otherwise it watches the node just ahead, reader or writer. Second in the queue
+     * behind a reader, it holds as soon as that reader goes: nothing can come ahead of it meanwhile. Behind a
+     * writer it lists again instead, because that writer's holder may downgrade, adding a read node with the
+     * writer's own sequence ahead of it.
+     */
+    private static final Sorted WRITER = (sorted, i) -> i == 0 ? LockQueue.Decision.HOLD
+            : LockQueue.Decision.after(sorted.get(i - 1), i == 1 && sorted.get(0).contains(READ));
 
-    /** A reader holds when no writer is ahead; otherwise it watches the nearest writer ahead. */
+    /**
+     * A reader holds when no writer is ahead; otherwise it watches the nearest writer ahead, and holds as soon as
+     * that one goes if it is the only writer ahead (a write node always takes a fresh sequence, so no writer can
+     * come ahead of the reader meanwhile).
+     */
     private static final Sorted READER = (sorted, i) -> {
+        int writersAhead = 0;
+        String nearest = null;
         for (int j = i - 1; j >= 0; j--) {
             if (sorted.get(j).contains(WRITE)) {
-                return sorted.get(j);
+                writersAhead++;
+                nearest = nearest == null ? sorted.get(j) : nearest;
             }
         }
-        return null;
+        return nearest == null ? LockQueue.Decision.HOLD : LockQueue.Decision.after(nearest, writersAhead == 1);
     };
 
     /**
@@ -81,8 +94,8 @@ public final class InterProcessReadWriteLock {
         String sequence = writeNodePath.substring(writeNodePath.lastIndexOf(WRITE) + WRITE.length());
         return new Sorted() {
             @Override
-            public String nodeToWatch(List<String> sorted, int ourIndex) {
-                return null;
+            public LockQueue.Decision decide(List<String> sorted, int ourIndex) {
+                return LockQueue.Decision.HOLD;
             }
 
             @Override

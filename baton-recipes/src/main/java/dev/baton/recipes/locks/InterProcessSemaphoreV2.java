@@ -132,14 +132,14 @@ public final class InterProcessSemaphoreV2 {
             this.curatorLocks = curatorLocks;
         }
 
+        /**
+         * With exactly {@code max} nodes ahead, the deletion of any of them leaves fewer than {@code max} ahead,
+         * and no node can come ahead meanwhile (lease nodes are sequential, Curator's too): it holds on the notice.
+         */
         @Override
-        public String nodeToWatch(List<String> sorted, int ourIndex) {
-            return ourIndex < max ? null : sorted.get(ourIndex - 1);
-        }
-
-        @Override
-        public List<String> nodesToWatch(List<String> sorted, int ourIndex) {
-            return ourIndex < max ? List.of() : List.copyOf(sorted.subList(ourIndex - max, ourIndex));
+        public LockQueue.Decision decide(List<String> sorted, int ourIndex) {
+            return ourIndex < max ? LockQueue.Decision.HOLD
+                    : new LockQueue.Decision(sorted.subList(ourIndex - max, ourIndex), ourIndex == max);
         }
 
         @Override
@@ -368,9 +368,9 @@ public final class InterProcessSemaphoreV2 {
     }
 
     /** Waits for an acquisition; on interrupt gives it up (its nodes are deleted) and rethrows. */
-    private static Collection<Lease> await(CompletableFuture<Collection<Lease>> acquisition)
+    private Collection<Lease> await(CompletableFuture<Collection<Lease>> acquisition)
             throws KeeperException, InterruptedException {
-        return LockQueue.await(acquisition, leases -> leases.forEach(Lease::close));
+        return LockQueue.await(client, acquisition, leases -> leases.forEach(Lease::close));
     }
 
     /**

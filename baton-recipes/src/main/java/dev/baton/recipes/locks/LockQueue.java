@@ -2,6 +2,7 @@ package dev.baton.recipes.locks;
 
 import dev.baton.BatonClient;
 import dev.baton.internal.BatonPaths;
+import dev.baton.internal.CallerExecutor;
 import dev.baton.internal.Failures;
 import dev.baton.internal.ListenerContainer;
 import dev.baton.internal.SerialExecutor;
@@ -13,7 +14,10 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
@@ -25,36 +29,40 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The queue under a lock path: each acquirer adds a protected ephemeral-sequential node and owns the lock when
- * the {@link Driver} says its position allows it; until then it watches one node ahead of it, so a release
- * wakes one waiter, not all.
+ * the {@link Driver} says its place allows it; until then it watches the nodes the driver names (one node ahead,
+ * for a mutex), so a release wakes one waiter, not all.
  *
- * <p>An acquisition costs one write and one read when uncontended: the create and the first listing are sent
- * back to back (ZooKeeper answers one session's requests in order, so the listing already contains the new
- * node). A hand-over costs the deletion notification and one listing. No thread waits: each attempt is a small
- * state machine driven by callbacks, watch events and connection states.
+ * <h2>Round trips</h2>
+ * An uncontended acquisition costs one write and one read: the create and the first listing are sent back to
+ * back (ZooKeeper answers one session's requests in order, so the listing already contains the new node). A
+ * waiter costs one more read, the one that sets its watch. A hand-over costs nothing more when the waiter's
+ * decision said so ({@link Decision#firstDeletionHolds()}): a waiter that saw only its predecessor ahead of it
+ * knows, when that node is deleted, that it is first, because sequence numbers only grow: a node created later
+ * sorts behind it, so nobody can have queued ahead of it since it listed. It holds on the deletion notice,
+ * without listing again: four requests per hand-over (create, listing, watch read, delete) where Curator's
+ * mutex sends five (it lists again). Drivers use the rule only where it holds for every client on the path,
+ * Curator's included (see each driver).
+ *
+ * <h2>One thread of control</h2>
+ * Each acquisition is a small state machine: every event of it (a reply, a watch event, a connection state, the
+ * deadline, the caller giving up) becomes a task on the attempt's own {@link SerialExecutor}, so its state is
+ * touched by one task at a time, in order, without locks, and its decision is made in one place,
+ * {@code Attempt.decide}. A blocking acquire runs those tasks on the caller's own thread while it waits
+ * ({@link CallerExecutor}): ZooKeeper's event thread only passes results along. An asynchronous acquire runs them
+ * on the thread that delivers each event. No thread waits for an asynchronous acquire.
  */
 final class LockQueue {
     private static final Logger LOG = LoggerFactory.getLogger(LockQueue.class);
 
-    /** Decides from the queue whether a node may hold the lock. */
+    /** Decides from the queue whether a node may hold the lock, and what it waits for if not. */
+    @FunctionalInterface
     interface Driver {
         /**
          * @param sorted the lock's nodes in queue order
          * @param ourIndex the position of the acquirer's node
-         * @return null if the acquirer holds the lock now, otherwise the node name to watch
+         * @return {@link Decision#HOLD}, or the nodes to watch
          */
-        String nodeToWatch(List<String> sorted, int ourIndex);
-
-        /**
-         * The nodes to watch, for drivers that must hear of the deletion of any of several nodes (the semaphore
-         * watches the {@code maxLeases} nodes just ahead of it).
-         *
-         * @return an empty list if the acquirer holds the lock now, otherwise the node names to watch
-         */
-        default List<String> nodesToWatch(List<String> sorted, int ourIndex) {
-            String node = nodeToWatch(sorted, ourIndex);
-            return node == null ? List.of() : List.of(node);
-        }
+        Decision decide(List<String> sorted, int ourIndex);
 
         /**
          * Puts the queue's nodes in order; the read-write lock orders two node names together.
@@ -89,6 +97,31 @@ final class LockQueue {
         }
     }
 
+    /**
+     * What an acquirer does at its place in the queue.
+     *
+     * @param watch the nodes to watch; empty: it holds the lock now
+     * @param firstDeletionHolds true if the deletion of any one of them makes it a holder: nothing can come
+     *     ahead of it meanwhile (see the class comment), so it holds on the notice without listing again
+     */
+    record Decision(List<String> watch, boolean firstDeletionHolds) {
+        /** The acquirer holds the lock. */
+        static final Decision HOLD = new Decision(List.of(), false);
+
+        Decision {
+            watch = List.copyOf(watch);
+        }
+
+        /** Waits for one node to go. */
+        static Decision after(String node, boolean holdsWhenGone) {
+            return new Decision(List.of(node), holdsWhenGone);
+        }
+
+        boolean holds() {
+            return watch.isEmpty();
+        }
+    }
+
     /** The failure of an attempt its {@link Driver} withdrew; thrown only after the attempt's node is deleted. */
     static final class Withdrawn extends RuntimeException {
         private static final long serialVersionUID = 1L;
@@ -98,8 +131,11 @@ final class LockQueue {
         }
     }
 
-    /** A mutex: the first node holds; every other node watches the one just before it. */
-    static final Driver MUTEX = (sorted, i) -> i == 0 ? null : sorted.get(i - 1);
+    /**
+     * A mutex: the first node holds; every other node watches the one just before it, and the second holds as
+     * soon as the first goes (no client, Baton's or Curator's, ever creates a mutex node with an old sequence).
+     */
+    static final Driver MUTEX = (sorted, i) -> i == 0 ? Decision.HOLD : Decision.after(sorted.get(i - 1), i == 1);
 
     final BatonClient client;
     final String path;
@@ -108,7 +144,7 @@ final class LockQueue {
     final ListenerContainer<HoldListener> holdListeners = new ListenerContainer<>(Runnable::run,
             (message, e) -> LOG.error("Hold listener failed: {}", message, e));
     final SerialExecutor notifications = new SerialExecutor(Runnable::run);
-    private final java.util.concurrent.atomic.AtomicLong wakeUps = new java.util.concurrent.atomic.AtomicLong();
+    private final AtomicLong wakeUps = new AtomicLong();
     /**
      * The attempts waiting for each watched node. Every watch of the queue uses {@link #nodeWatcher}, so ZooKeeper
      * keeps one registration per node however many attempts wait for it, and an attempt that ends leaves its
@@ -116,8 +152,7 @@ final class LockQueue {
      * found gone sets no watch), and lock nodes are ephemeral, so each such watch fires once its node goes and
      * finds no attempt here.
      */
-    private final java.util.concurrent.ConcurrentHashMap<String, Set<Attempt>> waiters =
-            new java.util.concurrent.ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, Set<Attempt>> waiters = new ConcurrentHashMap<>();
     private final Watcher nodeWatcher = this::nodeEvent;
 
     LockQueue(BatonClient client, String path, String nodeName, Driver driver) {
@@ -128,7 +163,7 @@ final class LockQueue {
     }
 
     /**
-     * Starts an acquisition.
+     * Starts an acquisition with the queue's own driver.
      *
      * @param data the node's data
      * @param timeoutNanos how long to wait; negative for no limit
@@ -140,18 +175,29 @@ final class LockQueue {
 
     /** As {@link #acquire(byte[], long)}, deciding with the given driver instead of the queue's own. */
     CompletableFuture<Hold> acquire(byte[] data, long timeoutNanos, Driver attemptDriver) {
-        return new Attempt(data, attemptDriver, false).start(timeoutNanos);
+        return new Attempt(data, attemptDriver, Runnable::run).start(timeoutNanos);
     }
 
     /**
-     * As {@link #acquire(byte[], long, Driver)}, for a caller that is about to block on the result: the first
-     * listing, pipelined behind the create as always, is a blocking request on the caller's thread. Its reply
-     * then wakes the caller directly, and an uncontended acquire is decided on the caller's thread, without the
-     * hand-off from ZooKeeper's event thread that an asynchronous listing costs. Must not be called on
-     * ZooKeeper's event thread.
+     * Acquires on the calling thread: the attempt's tasks run here while it waits, and the first listing, sent
+     * back to back with the create as always, is a blocking request, so an uncontended acquire is decided on
+     * this thread without a hand-off from ZooKeeper's event thread.
+     *
+     * @return the hold, or null if the time ran out (nothing of the attempt stays on the server)
+     * @throws IllegalStateException on ZooKeeper's event thread, where the wait could never end
+     * @throws InterruptedException if interrupted; the attempt is given up
      */
-    CompletableFuture<Hold> acquireBlocking(byte[] data, long timeoutNanos, Driver attemptDriver) {
-        return new Attempt(data, attemptDriver, true).start(timeoutNanos);
+    Hold acquireBlocking(byte[] data, long timeoutNanos, Driver attemptDriver)
+            throws KeeperException, InterruptedException {
+        requireNotEventThread(client, "acquire the lock " + path);
+        CallerExecutor caller = new CallerExecutor();
+        CompletableFuture<Hold> outcome = new Attempt(data, attemptDriver, caller).start(timeoutNanos);
+        try {
+            caller.runUntil(outcome);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt(); // await below gives the attempt up
+        }
+        return await(client, outcome, Hold::release);
     }
 
     /** How many times a watch woke an attempt of this queue (for tests: readers must not wake on readers). */
@@ -160,12 +206,28 @@ final class LockQueue {
     }
 
     /**
+     * Fails a blocking call made on ZooKeeper's event thread: the reply or event it would wait for could only be
+     * delivered by that very thread.
+     */
+    static void requireNotEventThread(BatonClient client, String what) {
+        if (client.isEventThread()) {
+            throw new IllegalStateException("cannot " + what + " on ZooKeeper's event thread (inside a watcher or "
+                    + "a callback): the wait could never end; use the asynchronous form there");
+        }
+    }
+
+    /**
      * Waits for an acquisition made through this package's queues. On interrupt the acquisition is given up (its
      * nodes are deleted); if it won at that very moment, what it won goes to {@code release}. Failures come out as
      * the {@link KeeperException} or runtime exception they are.
+     *
+     * @throws IllegalStateException on ZooKeeper's event thread, where the wait could never end
      */
-    static <T> T await(CompletableFuture<T> acquisition, Consumer<? super T> release)
+    static <T> T await(BatonClient client, CompletableFuture<T> acquisition, Consumer<? super T> release)
             throws KeeperException, InterruptedException {
+        if (!acquisition.isDone()) {
+            requireNotEventThread(client, "wait for a lock");
+        }
         try {
             return Failures.await(acquisition);
         } catch (InterruptedException e) {
@@ -195,15 +257,16 @@ final class LockQueue {
         }
         Set<Attempt> attempts = waiters.remove(event.getPath()); // the watch fired: it is gone for all of them
         if (attempts != null) {
+            boolean deleted = event.getType() == Watcher.Event.EventType.NodeDeleted;
             for (Attempt attempt : attempts) {
-                attempt.process(event);
+                attempt.post(() -> attempt.watchFired(event.getPath(), deleted));
             }
         }
     }
 
     private void register(String node, Attempt attempt) {
         waiters.compute(node, (k, set) -> {
-            Set<Attempt> attempts = set != null ? set : java.util.concurrent.ConcurrentHashMap.newKeySet();
+            Set<Attempt> attempts = set != null ? set : ConcurrentHashMap.newKeySet();
             attempts.add(attempt);
             return attempts;
         });
@@ -235,40 +298,53 @@ final class LockQueue {
         }
     }
 
-    /** One acquisition in progress. All fields are guarded by {@code this}. */
+    /**
+     * One acquisition in progress. Its fields are touched only by tasks of {@link #serial}, one at a time; the
+     * futures are the only things other threads complete.
+     */
     private final class Attempt implements ConnectionStateListener {
         private final byte[] data;
         private final Driver driver;
+        private final SerialExecutor serial;
+        /** The first listing is a blocking request on the caller's thread (see {@link #acquireBlocking}). */
+        private final boolean listFirstInline;
         private final CompletableFuture<Hold> result = new CompletableFuture<>();
         /** Completed once a failed or timed-out attempt has removed its node. */
         private final CompletableFuture<Void> cleaned = new CompletableFuture<>();
-        private boolean creating;
+
+        /** Bumped each time the attempt enqueues a node, and when it ends: replies of older rounds are stale. */
+        private long round;
+        /** Creates and deletes of our nodes in flight: a failed or timed-out attempt is clean when none is left. */
+        private int inFlight;
         private String ourPath;
         private long session;
         private long czxid;
-        /** The nodes watched now; the first deletion among them wakes the attempt. */
+        /** A listing that came before the create's reply (the inline one can): decided on once the node is known. */
+        private List<String> earlyListing;
+        /** The nodes waited for now, and whether the first of them to go makes us a holder. */
         private final Set<String> watched = new HashSet<>();
+        private boolean firstDeletionHolds;
         /**
          * Every node with a watch of this attempt set (or being set) that has not fired: not set again on a
          * wake-up, and unregistered from {@code waiters} when the attempt ends.
          */
         private final Set<String> everWatched = new HashSet<>();
-        private long watchGeneration;
         private boolean askedToWithdraw;
-        private long round;
 
-        /** The first listing is sent from the (blocking) caller's thread; see {@link #acquireBlocking}. */
-        private final boolean listFirstInline;
-
-        Attempt(byte[] data, Driver driver, boolean listFirstInline) {
+        Attempt(byte[] data, Driver driver, Executor runner) {
             this.data = data;
             this.driver = driver;
-            this.listFirstInline = listFirstInline;
+            this.serial = new SerialExecutor(runner);
+            this.listFirstInline = runner instanceof CallerExecutor;
+        }
+
+        void post(Runnable task) {
+            serial.execute(task);
         }
 
         CompletableFuture<Hold> start(long timeoutNanos) {
             client.getConnectionStateListenable().addListener(this);
-            result.whenComplete((hold, error) -> finish(hold));
+            result.whenComplete((hold, error) -> post(() -> finish(hold)));
             if (timeoutNanos >= 0) {
                 try { // on the client's scheduler: the JDK's delay thread would be one more thread
                     ScheduledFuture<?> timer = client.schedule(() -> result.complete(null),
@@ -278,7 +354,7 @@ final class LockQueue {
                     result.completeExceptionally(e); // client not started, or closed
                 }
             }
-            enqueue();
+            post(this::enqueue);
             // Cancelling the returned future (completing it with null) cancels the attempt.
             CompletableFuture<Hold> outcome = result.handle((hold, error) -> hold != null
                     ? CompletableFuture.completedFuture(hold)
@@ -296,250 +372,252 @@ final class LockQueue {
             return outcome;
         }
 
+        /** Adds a node to the queue (again), deleting the one of an earlier round. */
         private void enqueue() {
-            long r;
-            String old;
-            synchronized (this) {
-                if (result.isDone()) {
-                    return;
-                }
-                r = ++round;
-                old = ourPath;
+            if (result.isDone()) {
+                return;
+            }
+            long r = ++round;
+            if (ourPath != null) {
+                deleteOurs(ourPath);
                 ourPath = null;
-                watched.clear();
-                askedToWithdraw = false;
             }
-            if (old != null) {
-                deleteQuietly(old);
-            }
-            boolean inline;
-            synchronized (this) {
-                creating = true;
-                inline = listFirstInline && r == 1;
-            }
-            Stat stat = new Stat();
+            stopWatching();
+            earlyListing = null;
+            askedToWithdraw = false;
             String sequence = driver.fixedSequence();
+            Stat stat = new Stat();
             CompletableFuture<String> created;
-            CompletableFuture<List<String>> listed;
             try {
                 created = client.create().creatingParentContainersIfNeeded().withProtection()
                         .withMode(sequence == null ? CreateMode.EPHEMERAL_SEQUENTIAL : CreateMode.EPHEMERAL)
                         .storingStatIn(stat)
                         .forPathAsync(BatonPaths.makePath(path, sequence == null ? nodeName : nodeName + sequence),
                                 data);
-                // Pipelined behind the create; the listing must show our node, or it is taken again.
-                listed = inline ? new CompletableFuture<>() : client.getChildren().forPathAsync(path);
+                inFlight++;
+                created.whenComplete((node, error) -> post(() -> created(r, node, stat, error)));
+                // Pipelined behind the create: the listing shows our node, unless the parent had to be made first.
+                if (listFirstInline && r == 1) {
+                    firstListing(r, listInline());
+                } else {
+                    client.getChildren().forPathAsync(path).handle((children, error) -> children)
+                            .thenAccept(children -> post(() -> firstListing(r, children)));
+                }
             } catch (IllegalStateException e) {
                 result.completeExceptionally(e); // client closed
+            }
+        }
+
+        /** The first listing of a blocking acquire, on the caller's thread; null if it failed. */
+        private List<String> listInline() {
+            try {
+                return client.getChildren().forPath(path);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt(); // the caller's wait sees it and gives the attempt up
+                return null;
+            } catch (KeeperException | RuntimeException e) {
+                return null; // costs only the listing that follows the create
+            }
+        }
+
+        /** Lists the lock path and decides on what it shows. */
+        private void list(long r) {
+            try {
+                client.getChildren().forPathAsync(path).whenComplete((children, error) -> post(() -> {
+                    if (error != null) {
+                        onError(error);
+                    } else {
+                        decide(r, children);
+                    }
+                }));
+            } catch (IllegalStateException e) {
+                result.completeExceptionally(e); // client closed
+            }
+        }
+
+        private void created(long r, String node, Stat stat, Throwable error) {
+            inFlight--;
+            if (error != null) {
+                settleIfEnded();
+                onError(error);
                 return;
             }
-            created.whenComplete((node, error) -> {
-                boolean cleanUp;
-                synchronized (this) {
-                    creating = false;
-                    cleanUp = result.isDone() && heldResult() == null;
-                }
-                if (error != null) {
-                    if (cleanUp) {
-                        cleaned.complete(null);
-                    }
-                    onError(error);
-                    return;
-                }
-                synchronized (this) {
-                    if (result.isDone() || r != round) {
-                        CompletableFuture<Void> deleted = deleteQuietly(node);
-                        if (cleanUp) {
-                            deleted.thenRun(() -> cleaned.complete(null));
-                        }
-                        return;
-                    }
-                    ourPath = node;
-                    session = stat.getEphemeralOwner();
-                    czxid = stat.getCzxid();
-                }
-                listed.whenComplete((children, listError) -> {
-                    if (listError == null && children.contains(BatonPaths.nodeName(node))) {
-                        decide(r, children);
-                    } else {
-                        relist(r); // the parent had to be created first, so the listing came too early
-                    }
-                });
-            });
-            if (inline) {
-                listInline(listed);
+            if (result.isDone() || r != round) {
+                deleteOurs(node); // the attempt ended, or moved on, meanwhile
+                return;
+            }
+            ourPath = node;
+            session = stat.getEphemeralOwner();
+            czxid = stat.getCzxid();
+            if (earlyListing != null) {
+                List<String> children = earlyListing;
+                earlyListing = null;
+                firstListing(r, children);
             }
         }
 
         /**
-         * Lists on this (the blocking caller's) thread. When the create's callback has run by the time the reply
-         * is read, the decision is made right here. A failure only costs the asynchronous listing that follows.
+         * The listing sent with the create; null stands for a failed one. It may come before the create's reply
+         * (the inline one can): then it waits for it. It must show our node, or it was read too early (the parent
+         * had to be created first) and the path is listed again.
          */
-        private void listInline(CompletableFuture<List<String>> listed) {
-            try {
-                listed.complete(client.getChildren().forPath(path));
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt(); // the caller's wait sees it and gives the attempt up
-                listed.completeExceptionally(e);
-            } catch (KeeperException | RuntimeException e) {
-                listed.completeExceptionally(e);
+        private void firstListing(long r, List<String> children) {
+            if (result.isDone() || r != round) {
+                return;
+            }
+            if (ourPath == null) {
+                earlyListing = children == null ? List.of() : children;
+            } else if (children == null || !children.contains(BatonPaths.nodeName(ourPath))) {
+                list(r);
+            } else {
+                decide(r, children);
             }
         }
 
-        /** The hold the attempt completed with, or null (not done, timed out, or failed). */
-        private Hold heldResult() {
-            return result.isDone() && !result.isCompletedExceptionally() ? result.getNow(null) : null;
+        /** The one place where the attempt decides: hold, withdraw, or watch. */
+        private void decide(long r, List<String> children) {
+            if (result.isDone() || r != round || ourPath == null) {
+                return;
+            }
+            List<String> sorted = driver.sort(children, nodeName);
+            int index = sorted.indexOf(BatonPaths.nodeName(ourPath));
+            if (index < 0) {
+                enqueue(); // our node is gone
+                return;
+            }
+            Decision decision = driver.decide(sorted, index);
+            if (decision.holds()) {
+                hold();
+                return;
+            }
+            CompletableFuture<Boolean> withdraw = askedToWithdraw ? null : driver.withdrawBeforeWaiting();
+            askedToWithdraw = true;
+            if (withdraw == null) {
+                watch(decision);
+                return;
+            }
+            withdraw.whenComplete((yes, error) -> post(() -> {
+                if (result.isDone() || r != round) {
+                    return;
+                }
+                if (Boolean.TRUE.equals(yes)) {
+                    result.completeExceptionally(new Withdrawn()); // finish() deletes our node first
+                } else {
+                    watch(decision);
+                }
+            }));
         }
 
-        private void relist(long r) {
-            client.getChildren().forPathAsync(path).whenComplete((children, error) -> {
+        /** Our node's turn has come: it holds if it still belongs to the current session. */
+        private void hold() {
+            if (!isCurrentSession(session)) {
+                enqueue();
+                return;
+            }
+            HoldImpl hold = new HoldImpl(LockQueue.this, ourPath, czxid, session);
+            hold.watchConnection();
+            if (!result.complete(hold)) {
+                hold.release(); // timed out or cancelled at the same moment
+            }
+        }
+
+        /** Waits for the decision's nodes; watches already set by this attempt are not set again. */
+        private void watch(Decision decision) {
+            long r = round;
+            watched.clear();
+            watched.addAll(decision.watch());
+            firstDeletionHolds = decision.firstDeletionHolds();
+            for (String name : decision.watch()) {
+                String node = BatonPaths.makePath(path, name);
+                if (everWatched.add(node)) {
+                    setWatch(r, node);
+                }
+            }
+        }
+
+        private void setWatch(long r, String node) {
+            register(node, this);
+            // getData, not exists: on a node already gone it sets no watch (one that would never fire).
+            client.getData().usingWatcher(nodeWatcher).forPathAsync(node).whenComplete((bytes, error) -> {
                 if (error != null) {
-                    onError(error);
-                } else {
-                    decide(r, children);
+                    post(() -> watchFailed(r, node, error));
                 }
             });
         }
 
-        private void decide(long r, List<String> children) {
-            List<String> toWatch; // null: our node is gone; empty: we hold the lock
-            long ourSession;
-            boolean ask;
-            synchronized (this) {
-                if (result.isDone() || r != round || ourPath == null) {
-                    return;
-                }
-                List<String> sorted = driver.sort(children, nodeName);
-                int index = sorted.indexOf(BatonPaths.nodeName(ourPath));
-                toWatch = index < 0 ? null : driver.nodesToWatch(sorted, index).stream()
-                        .map(n -> BatonPaths.makePath(path, n)).toList();
-                ourSession = session;
-                ask = toWatch != null && !toWatch.isEmpty() && !askedToWithdraw;
-                askedToWithdraw |= ask;
+        private void watchFailed(long r, String node, Throwable error) {
+            everWatched.remove(node); // not set: the next decision sends it again
+            unregister(List.of(node), this);
+            if (result.isDone() || r != round) {
+                return;
             }
-            if (toWatch == null) {
-                enqueue(); // our node is gone
-            } else if (toWatch.isEmpty()) {
-                if (isCurrentSession(ourSession)) {
-                    succeed();
-                } else {
-                    enqueue();
-                }
+            if (Failures.code(error) == KeeperException.Code.NONODE) {
+                gone(node); // gone before the watch was set
             } else {
-                CompletableFuture<Boolean> withdraw = ask ? driver.withdrawBeforeWaiting() : null;
-                if (withdraw == null) {
-                    watch(r, toWatch);
-                } else {
-                    withdraw.whenComplete((yes, error) -> {
-                        if (Boolean.TRUE.equals(yes)) {
-                            result.completeExceptionally(new Withdrawn()); // finish() deletes our node first
-                        } else {
-                            watch(r, toWatch);
-                        }
-                    });
-                }
+                onError(error);
             }
         }
 
-        /** Watches nodes ahead; the first of them to go (or to be found gone) makes the attempt list again. */
-        private void watch(long r, List<String> nodes) {
-            long generation;
-            List<String> toSet;
-            synchronized (this) {
-                if (result.isDone() || r != round) {
-                    return;
-                }
-                watched.clear();
-                watched.addAll(nodes);
-                generation = ++watchGeneration;
-                // A watch set earlier by this attempt that has not fired is still set on the server (a node only
-                // moves forward in the queue, so the semaphore's window keeps most of its nodes on a wake-up):
-                // set watches only on the nodes without one.
-                toSet = new java.util.ArrayList<>(nodes.size());
-                for (String node : nodes) {
-                    if (everWatched.add(node)) {
-                        toSet.add(node);
-                    }
-                }
+        /** A watch of ours fired (from {@link #nodeEvent}). */
+        void watchFired(String node, boolean deleted) {
+            everWatched.remove(node); // a watch that fired is gone
+            if (result.isDone() || !watched.contains(BatonPaths.nodeName(node))) {
+                return;
             }
-            for (String node : toSet) {
-                register(node, this);
-                // getData, not exists: on a node already gone it sets no watch (one that would never fire).
-                client.getData().usingWatcher(nodeWatcher).forPathAsync(node).whenComplete((bytes, error) -> {
-                    if (error == null) {
-                        return;
-                    }
-                    synchronized (this) {
-                        everWatched.remove(node); // not set: the next decision sends it again
-                    }
-                    unregister(List.of(node), this);
-                    if (Failures.code(error) == KeeperException.Code.NONODE) {
-                        wake(r, generation); // gone before the watch was set
-                    } else {
-                        onError(error);
-                    }
-                });
+            if (deleted) {
+                gone(node);
+            } else if (everWatched.add(node)) {
+                setWatch(round, node); // its data changed (a revocation request, say): keep waiting for it
             }
         }
 
-        private void wake(long r, long generation) {
-            synchronized (this) {
-                if (result.isDone() || generation != watchGeneration) {
-                    return;
-                }
-                watchGeneration++;
-                watched.clear();
-            }
-            relist(r);
-        }
-
-        /** An event of a watched node (never of type None), from {@link #nodeEvent}. */
-        void process(WatchedEvent event) {
-            long r;
-            synchronized (this) {
-                everWatched.remove(event.getPath()); // a watch that fired is gone: set it again if still ahead
-                if (result.isDone() || !watched.contains(event.getPath())) {
-                    return;
-                }
-                watched.clear();
-                watchGeneration++;
-                r = round;
+        /** A node we wait for is gone: we hold if the decision said so, otherwise we look again. */
+        private void gone(String node) {
+            if (ourPath == null || !watched.remove(BatonPaths.nodeName(node))) {
+                return;
             }
             wakeUps.incrementAndGet();
-            relist(r);
+            if (firstDeletionHolds) {
+                hold();
+            } else {
+                watched.clear();
+                list(round);
+            }
         }
 
         @Override
         public void stateChanged(BatonClient c, ConnectionState newState) {
             if (newState == ConnectionState.LOST) {
-                List<String> gone;
-                synchronized (this) {
-                    ourPath = null; // gone with the session
-                    gone = List.copyOf(everWatched); // and so are its watches
-                    everWatched.clear();
-                }
-                unregister(gone, this);
-            } else if (newState == ConnectionState.RECONNECTED) {
-                String node;
-                long r;
-                long ourSession;
-                synchronized (this) {
-                    node = ourPath;
-                    r = round;
-                    ourSession = session;
-                }
-                if (node == null) {
-                    enqueue();
-                    return;
-                }
-                client.checkExists().forPathAsync(node).whenComplete((stat, error) -> {
-                    if (error == null && stat != null && stat.getEphemeralOwner() == ourSession) {
-                        relist(r);
-                    } else if (error == null) {
-                        enqueue();
-                    }
+                post(() -> {
+                    ourPath = null; // gone with the session, and so are its watches
+                    stopWatching();
                 });
+            } else if (newState == ConnectionState.RECONNECTED) {
+                post(this::reconnected);
             }
+        }
+
+        private void reconnected() {
+            if (result.isDone()) {
+                return;
+            }
+            if (ourPath == null) {
+                enqueue(); // a create still in flight belongs to an older round: its node is deleted
+                return;
+            }
+            long r = round;
+            String node = ourPath;
+            long ourSession = session;
+            client.checkExists().forPathAsync(node).whenComplete((stat, error) -> post(() -> {
+                if (result.isDone() || r != round || error != null) {
+                    return; // a failure: the next RECONNECTED looks again
+                }
+                if (stat != null && stat.getEphemeralOwner() == ourSession) {
+                    list(r);
+                } else {
+                    enqueue();
+                }
+            }));
         }
 
         private void onError(Throwable error) {
@@ -553,41 +631,44 @@ final class LockQueue {
             result.completeExceptionally(Failures.unwrap(error));
         }
 
-        private void succeed() {
-            HoldImpl hold;
-            synchronized (this) {
-                if (result.isDone()) {
-                    return;
-                }
-                hold = new HoldImpl(LockQueue.this, ourPath, czxid, session);
+        /** Forgets the watches of this attempt; they stay set on the server and fire into nothing. */
+        private void stopWatching() {
+            unregister(List.copyOf(everWatched), this);
+            everWatched.clear();
+            watched.clear();
+        }
+
+        /** The attempt ended: with a hold, or without (then its node, if any, goes before the caller hears). */
+        private void finish(Hold hold) {
+            client.getConnectionStateListenable().removeListener(this);
+            stopWatching();
+            round++;
+            if (hold == null && ourPath != null) {
+                deleteOurs(ourPath);
             }
-            hold.watchConnection();
-            if (!result.complete(hold)) {
-                hold.release(); // timed out or cancelled at the same moment
+            ourPath = null; // a hold owns its node now
+            settleIfEnded();
+        }
+
+        /** Deletes a node of ours (retried in the background until done), counted until the first try ends. */
+        private void deleteOurs(String node) {
+            inFlight++;
+            deleteQuietly(node).whenComplete((v, e) -> post(() -> {
+                inFlight--;
+                settleIfEnded();
+            }));
+        }
+
+        /** An ended attempt is clean once no create or delete of its nodes is in flight. */
+        private void settleIfEnded() {
+            if (result.isDone() && inFlight == 0) {
+                cleaned.complete(null);
             }
         }
 
-        private void finish(Hold hold) {
-            client.getConnectionStateListenable().removeListener(this);
-            String node;
-            List<String> watching;
-            synchronized (this) {
-                node = ourPath;
-                watching = List.copyOf(everWatched);
-                watched.clear();
-                everWatched.clear();
-                round++;
-            }
-            unregister(watching, this); // the watches stay set; each fires once its node goes (see waiters)
-            boolean createInFlight;
-            synchronized (this) {
-                createInFlight = creating;
-            }
-            if (hold == null && node != null) {
-                deleteQuietly(node).thenRun(() -> cleaned.complete(null));
-            } else if (!createInFlight) {
-                cleaned.complete(null); // nothing on the server (or the hold owns the node)
-            }
+        /** The hold the attempt completed with, or null (not done, timed out, or failed). */
+        private Hold heldResult() {
+            return result.isDone() && !result.isCompletedExceptionally() ? result.getNow(null) : null;
         }
     }
 

@@ -1,0 +1,189 @@
+package dev.baton.recipes.locks;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.baton.BatonClient;
+import dev.baton.state.ConnectionState;
+import dev.baton.testing.EmbeddedZooKeeperExtension;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.curator.framework.recipes.locks.InterProcessMutex;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * The hand-over rule: a waiter that saw only its predecessor ahead of it holds on that node's deletion notice,
+ * without listing again; every other waiter lists again. Shown with request counts, with Curator's mutex on the
+ * same path, with a waiter that gives up in the middle of the queue, and across a session expiry.
+ */
+@Timeout(120)
+class HandOverTest {
+    private static final Duration WAIT = Duration.ofSeconds(20);
+
+    @RegisterExtension
+    static EmbeddedZooKeeperExtension zk = new EmbeddedZooKeeperExtension();
+
+    private final LockClients clients = new LockClients(zk);
+
+    @AfterEach
+    void close() {
+        clients.close();
+    }
+
+    private static void awaitNodes(dev.baton.recipes.locks.InterProcessMutex lock, int count) {
+        await().atMost(WAIT).until(() -> lock.getParticipantNodes().size() == count);
+    }
+
+    @Test
+    void theSecondInLineHoldsOnTheDeletionNoticeWithoutListingAgain() throws Exception {
+        var holder = new dev.baton.recipes.locks.InterProcessMutex(clients.baton(), "/handover/count");
+        var waiter = new dev.baton.recipes.locks.InterProcessMutex(clients.baton(), "/handover/count");
+        holder.acquire();
+        CompletableFuture<Hold> waiting = waiter.acquireAsync();
+        awaitNodes(holder, 2);
+
+        zk.server().resetStatistics();
+        holder.release();
+        Hold held = waiting.get(10, TimeUnit.SECONDS);
+        Map<String, Long> requests = zk.server().requestCounts();
+        assertThat(requests).as("requests from the release to the hand-over").containsEntry("delete", 1L)
+                .doesNotContainKey("getChildren").doesNotContainKey("getChildren2");
+        assertThat(waiter.wakeUps()).isEqualTo(1);
+        assertThat(held.fencingToken()).isPositive();
+        held.release();
+    }
+
+    @Test
+    void mixedWithCuratorWaitersTheQueueIsServedInOrderAndAlone() throws Exception {
+        String path = "/handover/mixed";
+        List<String> order = new CopyOnWriteArrayList<>();
+        AtomicInteger inside = new AtomicInteger();
+        AtomicInteger overlaps = new AtomicInteger();
+        var first = new dev.baton.recipes.locks.InterProcessMutex(clients.baton(), path);
+        first.acquire();
+        List<CompletableFuture<Void>> turns = new CopyOnWriteArrayList<>();
+        ExecutorService threads = Executors.newFixedThreadPool(6);
+        try {
+            for (int i = 0; i < 6; i++) {
+                String name = (i % 2 == 0 ? "curator-" : "baton-") + i;
+                Acquirer acquirer = i % 2 == 0 ? curator(path) : baton(path);
+                turns.add(CompletableFuture.runAsync(() -> acquirer.turn(() -> {
+                    if (inside.incrementAndGet() != 1) {
+                        overlaps.incrementAndGet();
+                    }
+                    order.add(name);
+                    inside.decrementAndGet();
+                }), threads));
+                awaitNodes(first, i + 2); // queued in this order
+            }
+            first.release();
+            for (CompletableFuture<Void> turn : turns) {
+                turn.get(30, TimeUnit.SECONDS);
+            }
+        } finally {
+            threads.shutdownNow();
+        }
+        assertThat(order).containsExactly("curator-0", "baton-1", "curator-2", "baton-3", "curator-4", "baton-5");
+        assertThat(overlaps).hasValue(0);
+    }
+
+    /** Takes one turn of a lock: acquire, run, release. */
+    private interface Acquirer {
+        void turn(Runnable body);
+    }
+
+    private Acquirer baton(String path) throws InterruptedException {
+        var lock = new dev.baton.recipes.locks.InterProcessMutex(clients.baton(), path);
+        return body -> {
+            try {
+                lock.acquire();
+                try {
+                    body.run();
+                } finally {
+                    lock.release();
+                }
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        };
+    }
+
+    private Acquirer curator(String path) throws InterruptedException {
+        InterProcessMutex lock = new InterProcessMutex(clients.curator(), path);
+        return body -> {
+            try {
+                lock.acquire();
+                try {
+                    body.run();
+                } finally {
+                    lock.release();
+                }
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        };
+    }
+
+    @Test
+    void aWaiterThatGivesUpInTheMiddleMakesTheNextOneLookAgainNotHold() throws Exception {
+        var holder = new dev.baton.recipes.locks.InterProcessMutex(clients.baton(), "/handover/gives-up");
+        var quitter = new dev.baton.recipes.locks.InterProcessMutex(clients.baton(), "/handover/gives-up");
+        var last = new dev.baton.recipes.locks.InterProcessMutex(clients.baton(), "/handover/gives-up");
+        holder.acquire();
+        CompletableFuture<Hold> quitting = quitter.acquireAsync(2, TimeUnit.SECONDS);
+        awaitNodes(holder, 2);
+        CompletableFuture<Hold> lastWaiting = last.acquireAsync();
+        awaitNodes(holder, 3);
+
+        assertThat(quitting.get(10, TimeUnit.SECONDS)).as("the timed waiter gave up").isNull();
+        await().atMost(WAIT).until(() -> last.wakeUps() == 1); // it woke, listed, and now watches the holder
+        await().during(Duration.ofMillis(500)).atMost(WAIT).until(() -> !lastWaiting.isDone());
+        assertThat(holder.getParticipantNodes()).hasSize(2);
+
+        holder.release();
+        lastWaiting.get(10, TimeUnit.SECONDS).release();
+        assertThat(last.wakeUps()).isEqualTo(2);
+    }
+
+    @Test
+    void aWaiterWhoseSessionExpiredQueuesAgainBehindTheOneThatWasBehindIt() throws Exception {
+        String path = "/handover/expiry";
+        var holder = new dev.baton.recipes.locks.InterProcessMutex(clients.baton(), path);
+        BatonClient expiring = clients.baton();
+        List<ConnectionState> states = new CopyOnWriteArrayList<>();
+        expiring.getConnectionStateListenable().addListener((c, s) -> states.add(s));
+        var second = new dev.baton.recipes.locks.InterProcessMutex(expiring, path);
+        var third = new dev.baton.recipes.locks.InterProcessMutex(clients.baton(), path);
+        holder.acquire();
+        List<String> order = new CopyOnWriteArrayList<>();
+        CompletableFuture<Hold> secondWaiting = second.acquireAsync();
+        awaitNodes(holder, 2);
+        CompletableFuture<Hold> thirdWaiting = third.acquireAsync();
+        awaitNodes(holder, 3);
+        secondWaiting.thenRun(() -> order.add("second"));
+        thirdWaiting.thenRun(() -> order.add("third"));
+
+        zk.server().expireSession(expiring.getZooKeeper());
+        await().atMost(WAIT).until(() -> states.contains(ConnectionState.RECONNECTED));
+        awaitNodes(holder, 3); // the second queued again, now last
+        assertThat(secondWaiting).isNotDone();
+        assertThat(thirdWaiting).isNotDone();
+
+        holder.release();
+        Hold thirdHold = thirdWaiting.get(10, TimeUnit.SECONDS);
+        assertThat(secondWaiting).as("the re-queued waiter behind the third").isNotDone();
+        thirdHold.release();
+        secondWaiting.get(10, TimeUnit.SECONDS).release();
+        assertThat(order).containsExactly("third", "second");
+    }
+}
