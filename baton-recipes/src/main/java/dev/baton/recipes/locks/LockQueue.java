@@ -1,10 +1,12 @@
 package dev.baton.recipes.locks;
 
 import dev.baton.BatonClient;
+import dev.baton.Pathable;
 import dev.baton.internal.BatonPaths;
 import dev.baton.internal.CallerExecutor;
 import dev.baton.internal.Failures;
 import dev.baton.internal.ListenerContainer;
+import dev.baton.internal.Requests;
 import dev.baton.internal.SerialExecutor;
 import dev.baton.state.ConnectionState;
 import dev.baton.state.ConnectionStateListener;
@@ -18,6 +20,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
@@ -306,8 +309,11 @@ final class LockQueue {
         private final byte[] data;
         private final Driver driver;
         private final SerialExecutor serial;
-        /** The first listing is a blocking request on the caller's thread (see {@link #acquireBlocking}). */
-        private final boolean listFirstInline;
+        /**
+         * A blocking acquire: reads are blocking requests on the caller's thread, whose replies wake it directly
+         * (see {@link #acquireBlocking}); otherwise they are asynchronous.
+         */
+        private final boolean inline;
         private final CompletableFuture<Hold> result = new CompletableFuture<>();
         /** Completed once a failed or timed-out attempt has removed its node. */
         private final CompletableFuture<Void> cleaned = new CompletableFuture<>();
@@ -335,11 +341,19 @@ final class LockQueue {
             this.data = data;
             this.driver = driver;
             this.serial = new SerialExecutor(runner);
-            this.listFirstInline = runner instanceof CallerExecutor;
+            this.inline = runner instanceof CallerExecutor;
         }
 
+        /** Queues a task of this attempt. A task that throws (a bug) ends the attempt with that failure. */
         void post(Runnable task) {
-            serial.execute(task);
+            serial.execute(() -> {
+                try {
+                    task.run();
+                } catch (RuntimeException e) {
+                    LOG.error("Lock attempt on {} failed", path, e);
+                    result.completeExceptionally(e);
+                }
+            });
         }
 
         CompletableFuture<Hold> start(long timeoutNanos) {
@@ -397,42 +411,35 @@ final class LockQueue {
                 inFlight++;
                 created.whenComplete((node, error) -> post(() -> created(r, node, stat, error)));
                 // Pipelined behind the create: the listing shows our node, unless the parent had to be made first.
-                if (listFirstInline && r == 1) {
-                    firstListing(r, listInline());
-                } else {
-                    client.getChildren().forPathAsync(path).handle((children, error) -> children)
-                            .thenAccept(children -> post(() -> firstListing(r, children)));
-                }
+                read(client.getChildren(), path, (children, error) -> firstListing(r, children));
             } catch (IllegalStateException e) {
                 result.completeExceptionally(e); // client closed
             }
         }
 
-        /** The first listing of a blocking acquire, on the caller's thread; null if it failed. */
-        private List<String> listInline() {
-            try {
-                return client.getChildren().forPath(path);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt(); // the caller's wait sees it and gives the attempt up
-                return null;
-            } catch (KeeperException | RuntimeException e) {
-                return null; // costs only the listing that follows the create
+        /**
+         * Sends a read and handles its reply as a task of the attempt: a blocking request in a blocking acquire
+         * (already on the attempt's thread, so the reply is handled right here), an asynchronous one otherwise.
+         */
+        private <T> void read(Pathable<T> request, String node, BiConsumer<T, Throwable> then) {
+            CompletableFuture<T> reply = Requests.send(inline, request, node);
+            if (inline) {
+                Throwable error = failure(reply);
+                then.accept(error == null ? reply.getNow(null) : null, error);
+            } else {
+                reply.whenComplete((value, error) -> post(() -> then.accept(value, error)));
             }
         }
 
         /** Lists the lock path and decides on what it shows. */
         private void list(long r) {
-            try {
-                client.getChildren().forPathAsync(path).whenComplete((children, error) -> post(() -> {
-                    if (error != null) {
-                        onError(error);
-                    } else {
-                        decide(r, children);
-                    }
-                }));
-            } catch (IllegalStateException e) {
-                result.completeExceptionally(e); // client closed
-            }
+            read(client.getChildren(), path, (children, error) -> {
+                if (error != null) {
+                    onError(error);
+                } else {
+                    decide(r, children);
+                }
+            });
         }
 
         private void created(long r, String node, Stat stat, Throwable error) {
@@ -538,9 +545,9 @@ final class LockQueue {
         private void setWatch(long r, String node) {
             register(node, this);
             // getData, not exists: on a node already gone it sets no watch (one that would never fire).
-            client.getData().usingWatcher(nodeWatcher).forPathAsync(node).whenComplete((bytes, error) -> {
+            read(client.getData().usingWatcher(nodeWatcher), node, (bytes, error) -> {
                 if (error != null) {
-                    post(() -> watchFailed(r, node, error));
+                    watchFailed(r, node, error);
                 }
             });
         }
@@ -608,7 +615,7 @@ final class LockQueue {
             long r = round;
             String node = ourPath;
             long ourSession = session;
-            client.checkExists().forPathAsync(node).whenComplete((stat, error) -> post(() -> {
+            read(client.checkExists(), node, (stat, error) -> {
                 if (result.isDone() || r != round || error != null) {
                     return; // a failure: the next RECONNECTED looks again
                 }
@@ -617,7 +624,7 @@ final class LockQueue {
                 } else {
                     enqueue();
                 }
-            }));
+            });
         }
 
         private void onError(Throwable error) {
@@ -664,6 +671,11 @@ final class LockQueue {
             if (result.isDone() && inFlight == 0) {
                 cleaned.complete(null);
             }
+        }
+
+        /** The failure of a completed future, or null if it succeeded. */
+        private static Throwable failure(CompletableFuture<?> done) {
+            return done.handle((v, error) -> error).join();
         }
 
         /** The hold the attempt completed with, or null (not done, timed out, or failed). */

@@ -83,6 +83,35 @@ class InterProcessMutexTest {
     }
 
     @Test
+    void aBlockingAcquireUnderMissingParentsMakesThemAndHolds() throws Exception {
+        BatonClient client = client();
+        InterProcessMutex lock = new InterProcessMutex(client, "/mutex/fresh/a/b");
+        assertThat(lock.acquire(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(lock.getParticipantNodes()).hasSize(1);
+        lock.release();
+        assertThat(client.getChildren().forPath("/mutex/fresh/a/b")).isEmpty();
+    }
+
+    @Test
+    void aBlockingAcquireOnTheEventThreadFailsAtOnce() throws Exception {
+        BatonClient client = client();
+        InterProcessMutex lock = new InterProcessMutex(client, "/mutex/event-thread");
+        CompletableFuture<Throwable> failure = new CompletableFuture<>();
+        client.checkExists().usingWatcher((org.apache.zookeeper.Watcher) e -> {
+            try {
+                lock.acquire();
+                failure.complete(null);
+            } catch (Exception | Error t) {
+                failure.complete(t);
+            }
+        }).forPath("/mutex/event-thread-trigger");
+        client.create().forPath("/mutex/event-thread-trigger");
+        assertThat(failure.get(10, TimeUnit.SECONDS)).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("event thread");
+        assertThat(lock.getParticipantNodes()).isEmpty();
+    }
+
+    @Test
     void reentrantPerThread() throws Exception {
         InterProcessMutex lock = new InterProcessMutex(client(), "/mutex/reentrant");
         lock.acquire();
