@@ -1,11 +1,16 @@
 package dev.baton.discovery;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.baton.BatonClient;
 import dev.baton.state.ConnectionState;
 import dev.baton.testing.EmbeddedZooKeeperExtension;
+import java.io.File;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -17,6 +22,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.jar.JarFile;
 import org.apache.curator.RetryPolicy;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
@@ -360,6 +366,43 @@ class CuratorComplaintsTest {
     private static List<String> newThreads(Set<Thread> before) {
         return Thread.getAllStackTraces().keySet().stream().filter(t -> !before.contains(t) && t.isAlive())
                 .map(Thread::getName).filter(name -> !name.startsWith("NIOWorker")).toList();
+    }
+
+    /**
+     * CURATOR-67: with a serializer of one's own, discovery must not need Jackson (no version clash to suffer).
+     * Both run in a class loader that has every test jar but Jackson's. Curator fixed this in 2.6.0 (the default
+     * serializer is made only when none is given), so its half passes too; Baton's default serializer is the only
+     * class that touches Jackson.
+     */
+    @Test
+    void curator67_aSerializerOfOnesOwnNeedsNoJackson() throws Exception {
+        try (URLClassLoader noJackson = new URLClassLoader(classPathWithout("jackson"),
+                ClassLoader.getPlatformClassLoader())) {
+            assertThatThrownBy(() -> noJackson.loadClass("com.fasterxml.jackson.databind.ObjectMapper"))
+                    .isInstanceOf(ClassNotFoundException.class);
+            Class<?> probe = noJackson.loadClass(NoJacksonProbe.class.getName());
+            assertThat(probe.getMethod("baton", String.class).invoke(null, zk.connectString())).isEqualTo("h");
+            assertThat(probe.getMethod("curator", String.class).invoke(null, zk.connectString())).isEqualTo("h");
+        }
+    }
+
+    /** The test class path (expanded from surefire's manifest-only jar), less the jars whose name has {@code skip}. */
+    private static URL[] classPathWithout(String skip) throws Exception {
+        List<URL> urls = new ArrayList<>();
+        for (String entry : System.getProperty("java.class.path").split(File.pathSeparator)) {
+            Path path = Path.of(entry);
+            if (entry.endsWith(".jar") && path.getFileName().toString().startsWith("surefirebooter")) {
+                try (JarFile jar = new JarFile(path.toFile())) {
+                    String classPath = jar.getManifest().getMainAttributes().getValue("Class-Path");
+                    for (String url : classPath.trim().split("\\s+")) {
+                        urls.add(new URL(path.toUri().toURL(), url));
+                    }
+                }
+            } else {
+                urls.add(path.toUri().toURL());
+            }
+        }
+        return urls.stream().filter(u -> !u.getPath().contains(skip)).toArray(URL[]::new);
     }
 
     /** CURATOR-94: closing the discovery must leave PERMANENT registrations on the server. */
