@@ -36,6 +36,36 @@ final class DiscoveryScenarios {
         }
     }
 
+    /** A turn with a writing discovery on the scenario's client and a reading one on another client. */
+    private static class ReaderTurn {
+        BenchClient.Discovery writer;
+        BenchClient reader;
+        BenchClient.Discovery readerDiscovery;
+        final List<BenchClient.Provider> caches = new ArrayList<>();
+
+        /** Registers {@code instances} instances through the writer, and opens the reader. */
+        void open(BenchClient client, RunContext run, int instances) throws InterruptedException {
+            writer = client.discovery(run.basePath());
+            register(writer, instances);
+            reader = client.another();
+            reader.open(run.connectString());
+            readerDiscovery = reader.discovery(run.basePath());
+        }
+
+        void close() {
+            caches.forEach(BenchClient.Provider::close);
+            if (readerDiscovery != null) {
+                readerDiscovery.close();
+            }
+            if (reader != null) {
+                reader.close();
+            }
+            if (writer != null) {
+                writer.close();
+            }
+        }
+    }
+
     /**
      * {@code discovery-get-instance}: a started provider (round robin) of a service with 10 instances; 1 op = one
      * {@code getInstance()}. Both libraries answer from their cache: the server sees no request.
@@ -103,11 +133,7 @@ final class DiscoveryScenarios {
         static final int CACHES = 10;
 
         /** What a turn holds; {@code expected} and {@code pending} belong to the op in progress. */
-        private static final class Turn {
-            BenchClient.Discovery writer;
-            BenchClient reader;
-            BenchClient.Discovery readerDiscovery;
-            final List<BenchClient.Provider> caches = new ArrayList<>();
+        private static final class Turn extends ReaderTurn {
             volatile int expected = -1;
             final AtomicReferenceArray<CountDownLatch> pending = new AtomicReferenceArray<>(1);
             final boolean[] seen = new boolean[CACHES];
@@ -133,11 +159,7 @@ final class DiscoveryScenarios {
         public void setUp(BenchClient client, RunContext run) throws InterruptedException {
             Turn turn = new Turn();
             run.state(turn);
-            turn.writer = client.discovery(run.basePath());
-            register(turn.writer, 10);
-            turn.reader = client.another();
-            turn.reader.open(run.connectString());
-            turn.readerDiscovery = turn.reader.discovery(run.basePath());
+            turn.open(client, run, 10);
             for (int c = 0; c < CACHES; c++) {
                 int index = c;
                 BenchClient.Provider cache = turn.readerDiscovery.cache(SERVICE, ports -> seen(turn, index, ports));
@@ -182,16 +204,7 @@ final class DiscoveryScenarios {
             if (turn == null) {
                 return;
             }
-            turn.caches.forEach(BenchClient.Provider::close);
-            if (turn.readerDiscovery != null) {
-                turn.readerDiscovery.close();
-            }
-            if (turn.reader != null) {
-                turn.reader.close();
-            }
-            if (turn.writer != null) {
-                turn.writer.close();
-            }
+            turn.close();
         }
     }
 
@@ -204,11 +217,7 @@ final class DiscoveryScenarios {
         static final int INSTANCES = 1000;
         static final int MAX_CACHES = 50;
 
-        private static final class Turn {
-            BenchClient.Discovery writer;
-            BenchClient reader;
-            BenchClient.Discovery readerDiscovery;
-            final List<BenchClient.Provider> caches = new ArrayList<>();
+        private static final class Turn extends ReaderTurn {
             Set<Thread> threadsBefore;
         }
 
@@ -232,11 +241,7 @@ final class DiscoveryScenarios {
         public void setUp(BenchClient client, RunContext run) throws InterruptedException {
             Turn turn = new Turn();
             run.state(turn);
-            turn.writer = client.discovery(run.basePath());
-            register(turn.writer, INSTANCES);
-            turn.reader = client.another();
-            turn.reader.open(run.connectString());
-            turn.readerDiscovery = turn.reader.discovery(run.basePath());
+            turn.open(client, run, INSTANCES);
             turn.threadsBefore = Set.copyOf(Thread.getAllStackTraces().keySet());
         }
 
@@ -265,16 +270,7 @@ final class DiscoveryScenarios {
                 System.err.printf("[discovery-caches] %s: %d caches of %d instances started %d thread(s) %s%n",
                         client.name(), turn.caches.size(), INSTANCES, started.size(), started);
             }
-            turn.caches.forEach(BenchClient.Provider::close);
-            if (turn.readerDiscovery != null) {
-                turn.readerDiscovery.close();
-            }
-            if (turn.reader != null) {
-                turn.reader.close();
-            }
-            if (turn.writer != null) {
-                turn.writer.close();
-            }
+            turn.close();
         }
     }
 }

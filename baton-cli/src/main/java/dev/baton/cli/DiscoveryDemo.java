@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import java.util.stream.Collectors;
 
 /**
@@ -85,14 +86,14 @@ final class DiscoveryDemo implements Demo {
                 finder.serviceProviderBuilder().serviceName(SERVICE).build());
         provider.start();
         ctx.pause(STEP);
-        handOut(ctx, provider);
+        handOut(ctx, provider, "orders-1, orders-2, orders-3");
 
         ctx.pause(STEP);
         ctx.log("stop", "orders-1 closes its discovery: its registration is deleted");
         int mark = live.mark();
         registrants.get(0).close();
         live.await(mark, "orders-2, orders-3"::equals, DemoContext.AWAIT_TIMEOUT, "orders-1 to leave the cache");
-        handOut(ctx, provider);
+        handOut(ctx, provider, "orders-2, orders-3");
 
         ctx.pause(STEP);
         ServiceInstance<Map<String, Object>> three = finder.queryForInstance(SERVICE, "orders-3");
@@ -105,7 +106,7 @@ final class DiscoveryDemo implements Demo {
         proxy.partition(TcpProxy.Mode.BLACKHOLE);
         live.await(mark, "orders-2"::equals, DemoContext.AWAIT_TIMEOUT, "orders-3's session to expire");
         ctx.log("cut", "its session expired on the server: the ephemeral registration is gone");
-        handOut(ctx, provider);
+        handOut(ctx, provider, "orders-2");
 
         ctx.pause(STEP);
         ctx.log("heal", "orders-3 reaches ZooKeeper again: a new session, and its registration is re-created");
@@ -114,7 +115,7 @@ final class DiscoveryDemo implements Demo {
         live.await(mark, "orders-2, orders-3"::equals, DemoContext.AWAIT_TIMEOUT, "orders-3 to come back");
         ctx.log("back", "orders-3 is registered with %s (its latest data)",
                 finder.queryForInstance(SERVICE, "orders-3").getPayload());
-        handOut(ctx, provider);
+        handOut(ctx, provider, "orders-2, orders-3");
 
         cache.close();
         registrants.forEach(ServiceDiscovery::close);
@@ -122,7 +123,20 @@ final class DiscoveryDemo implements Demo {
         ctx.log("done", "registrations closed; %s deleted", BASE);
     }
 
-    private static void handOut(DemoContext ctx, ServiceProvider<Map<String, Object>> provider) {
+    /**
+     * Hands out six instances once the provider's own cache holds {@code live} (it follows the server on its own,
+     * a moment apart from the cache that printed the change).
+     */
+    private static void handOut(DemoContext ctx, ServiceProvider<Map<String, Object>> provider, String live)
+            throws DemoException {
+        long deadline = System.nanoTime() + DemoContext.AWAIT_TIMEOUT.toNanos();
+        while (!ids(List.copyOf(provider.getAllInstances())).equals(live)) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new DemoException("the provider did not see [" + live + "] within "
+                        + DemoContext.AWAIT_TIMEOUT.toSeconds() + " s");
+            }
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+        }
         List<String> picks = new ArrayList<>();
         for (int i = 0; i < 6; i++) {
             ServiceInstance<Map<String, Object>> pick = provider.getInstance();
