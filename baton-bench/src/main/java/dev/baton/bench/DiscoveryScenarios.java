@@ -209,9 +209,10 @@ final class DiscoveryScenarios {
     }
 
     /**
-     * {@code discovery-caches}: {@value #INSTANCES} registered instances; 1 op = starting one more ServiceCache of
-     * them on another client (latency: until its initial load is done), at most {@value #MAX_CACHES} caches. The
-     * threads the library started meanwhile are printed on stderr at the end of each turn.
+     * {@code discovery-caches}: {@value #INSTANCES} registered instances (fewer if {@link CacheTrees#nodes()} is
+     * smaller); 1 op = starting one more ServiceCache of them on another client (latency: until its initial load is
+     * done), at most {@value #MAX_CACHES} caches per turn. The threads the library started meanwhile are printed on
+     * stderr at the end of each turn.
      */
     static final class Caches implements Scenario {
         static final int INSTANCES = 1000;
@@ -219,6 +220,10 @@ final class DiscoveryScenarios {
 
         private static final class Turn extends ReaderTurn {
             Set<Thread> threadsBefore;
+        }
+
+        private static int instances() {
+            return Math.min(INSTANCES, CacheTrees.nodes());
         }
 
         @Override
@@ -241,7 +246,7 @@ final class DiscoveryScenarios {
         public void setUp(BenchClient client, RunContext run) throws InterruptedException {
             Turn turn = new Turn();
             run.state(turn);
-            turn.open(client, run, INSTANCES);
+            turn.open(client, run, instances());
             turn.threadsBefore = Set.copyOf(Thread.getAllStackTraces().keySet());
         }
 
@@ -251,7 +256,8 @@ final class DiscoveryScenarios {
             for (int op = 0; op < MAX_CACHES && run.more(op); op++) {
                 long start = System.nanoTime();
                 BenchClient.Provider cache = turn.readerDiscovery.cache(SERVICE, ports -> { });
-                awaitTrue(() -> cache.size() == INSTANCES, "a cache's initial load");
+                int instances = instances();
+                awaitTrue(() -> cache.size() == instances, "a cache's initial load");
                 run.latencies().add(System.nanoTime() - start);
                 turn.caches.add(cache);
             }
@@ -268,7 +274,7 @@ final class DiscoveryScenarios {
                         .filter(t -> t.isAlive() && !turn.threadsBefore.contains(t)).map(Thread::getName)
                         .filter(n -> !n.startsWith("NIOWorker") && !n.startsWith("NIOServerCxnFactory")).toList();
                 System.err.printf("[discovery-caches] %s: %d caches of %d instances started %d thread(s) %s%n",
-                        client.name(), turn.caches.size(), INSTANCES, started.size(), started);
+                        client.name(), turn.caches.size(), instances(), started.size(), started);
             }
             turn.close();
         }
