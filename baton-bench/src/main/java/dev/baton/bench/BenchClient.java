@@ -150,6 +150,67 @@ public interface BenchClient extends AutoCloseable {
     }
 
     /**
+     * A started service discovery on one base path (Baton's {@code baton-discovery}, Curator's
+     * {@code curator-x-discovery}), with instances of payload-less services registered as the library writes them.
+     */
+    interface Discovery extends Recipe {
+        /**
+         * Registers (or re-registers with new data) a {@code DYNAMIC} instance and waits until it is on the server.
+         *
+         * @param name the service
+         * @param id the instance's id
+         * @param port the instance's port: the field scenarios change
+         */
+        void register(String name, String id, int port);
+
+        /**
+         * Changes the port of an instance registered by this discovery, and waits for the write.
+         *
+         * @param name the service
+         * @param id the instance's id
+         * @param port the new port
+         */
+        void update(String name, String id, int port);
+
+        /**
+         * Starts a provider (round robin, the library's defaults) of a service and waits for its initial load.
+         *
+         * @param name the service
+         * @return the provider
+         */
+        Provider provider(String name);
+
+        /**
+         * Starts a service cache and waits for its initial load.
+         *
+         * @param name the service
+         * @param onChange called with the cached instances' ports by id after every change the cache reports
+         * @return the cache; {@link Provider#getInstance()} of it is unused
+         */
+        Provider cache(String name, java.util.function.Consumer<java.util.Map<String, Integer>> onChange);
+    }
+
+    /** A started service provider or cache of one service. */
+    interface Provider extends Recipe {
+        /** @return the id of the instance the provider hands out now, or null if none */
+        String getInstance();
+
+        /** @return how many instances are cached */
+        int size();
+    }
+
+    /**
+     * Starts a service discovery on {@code basePath}.
+     *
+     * @param basePath the base path
+     * @return the started discovery
+     * @throws UnsupportedOperationException if {@link #hasRecipes()} is false
+     */
+    default Discovery discovery(String basePath) {
+        throw new UnsupportedOperationException(name() + " has no service discovery");
+    }
+
+    /**
      * Sets a node's data, any version, and waits for the answer.
      *
      * @param path the node's path

@@ -21,7 +21,10 @@ final class Scenarios {
             new MutexUncontendedScenario(),
             new MutexContendedScenario(),
             new SemaphoreScenario(),
-            new ReadWriteLockScenario());
+            new ReadWriteLockScenario(),
+            new DiscoveryScenarios.GetInstance(),
+            new DiscoveryScenarios.Convergence(),
+            new DiscoveryScenarios.Caches());
 
     private Scenarios() {
     }

@@ -107,7 +107,7 @@ final class TreePrinter {
 
     private static String describe(String name, int width, byte[] data, Stat stat, int depthLeft, String role) {
         StringBuilder line = new StringBuilder(String.format("%-" + width + "s", name));
-        line.append("  ").append(DataFormat.describe(data));
+        line.append("  ").append(DiscoveryFormat.describe(data).orElseGet(() -> DataFormat.describe(data)));
         if (stat.getEphemeralOwner() != 0) {
             line.append("  ephemeral 0x").append(Long.toHexString(stat.getEphemeralOwner()));
         }

@@ -124,6 +124,11 @@ public final class BatonBenchClient implements BenchClient {
     }
 
     @Override
+    public Discovery discovery(String basePath) {
+        return new BatonBenchDiscovery(client, basePath);
+    }
+
+    @Override
     public void setData(String path, byte[] data) throws KeeperException, InterruptedException {
         client.setData().forPath(path, data);
     }

@@ -124,6 +124,11 @@ public final class CuratorBenchClient implements BenchClient {
     }
 
     @Override
+    public Discovery discovery(String basePath) {
+        return new CuratorBenchDiscovery(client, basePath);
+    }
+
+    @Override
     public void setData(String path, byte[] data) throws KeeperException, InterruptedException {
         try {
             client.setData().forPath(path, data);

@@ -1,0 +1,22 @@
+package dev.baton.discovery;
+
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * Hands out an instance chosen at random, uniformly. Thread-safe.
+ *
+ * @param <T> the payload's type
+ */
+public final class RandomStrategy<T> implements ProviderStrategy<T> {
+
+    /** A strategy. */
+    public RandomStrategy() {
+    }
+
+    @Override
+    public ServiceInstance<T> getInstance(InstanceProvider<T> instanceProvider) {
+        List<ServiceInstance<T>> instances = instanceProvider.getInstances();
+        return instances.isEmpty() ? null : instances.get(ThreadLocalRandom.current().nextInt(instances.size()));
+    }
+}

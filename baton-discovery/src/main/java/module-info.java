@@ -1,0 +1,13 @@
+/**
+ * Service discovery on ZooKeeper under Apache Curator's {@code curator-x-discovery} names, layout and JSON, so
+ * that Baton and Curator clients find each other's registrations.
+ */
+module dev.baton.discovery {
+    requires transitive dev.baton.recipes;
+    requires static com.fasterxml.jackson.databind;
+    requires org.slf4j;
+
+    exports dev.baton.discovery;
+    // Jackson reads the payload holder of the default serializer by reflection.
+    opens dev.baton.discovery to com.fasterxml.jackson.databind;
+}
