@@ -5,24 +5,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.baton.Baton;
 import dev.baton.BatonClient;
 import dev.baton.retry.RetryNTimes;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.InetAddress;
-import java.net.Socket;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 
 /** Started, connected Baton and Curator clients for one test, closed together; and server-side counts. */
 final class Clients implements AutoCloseable {
-    private static final Pattern TOTAL_WATCHES = Pattern.compile("Total watches:(\\d+)");
 
     private final String connectString;
     private final List<AutoCloseable> open = new ArrayList<>();
@@ -83,20 +74,4 @@ final class Clients implements AutoCloseable {
         open.clear();
     }
 
-    /** The number of watches the server at {@code port} holds ({@code wchs}). */
-    static int serverWatches(int port) throws IOException {
-        try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), port)) {
-            socket.setSoTimeout(5000);
-            OutputStream out = socket.getOutputStream();
-            out.write("wchs".getBytes(StandardCharsets.US_ASCII));
-            out.flush();
-            InputStream in = socket.getInputStream();
-            String reply = new String(in.readAllBytes(), StandardCharsets.US_ASCII);
-            Matcher m = TOTAL_WATCHES.matcher(reply);
-            if (!m.find()) {
-                throw new IOException("unexpected wchs reply: " + reply);
-            }
-            return Integer.parseInt(m.group(1));
-        }
-    }
 }

@@ -121,7 +121,7 @@ class ServiceDiscoveryTest {
     @Test
     void closeLeavesNoNodeWatchListenerOrThread() throws Exception {
         Set<Thread> threadsBefore = Set.copyOf(Thread.getAllStackTraces().keySet());
-        int watchesBefore = Clients.serverWatches(zk.port());
+        int watchesBefore = zk.server().watchCount();
         ServiceDiscovery<Details> discovery = ServiceDiscoveryBuilder.builder(Details.class).client(client)
                 .basePath("/clean").watchInstances(true).build();
         discovery.start();
@@ -133,11 +133,11 @@ class ServiceDiscoveryTest {
         ServiceProvider<Details> provider = discovery.serviceProviderBuilder().serviceName("s").build();
         provider.start();
         assertThat(provider.getInstance()).isNotNull();
-        assertThat(Clients.serverWatches(zk.port())).isGreaterThan(watchesBefore);
+        assertThat(zk.server().watchCount()).isGreaterThan(watchesBefore);
 
         discovery.close(); // closes the cache and the provider too
         await().untilAsserted(() -> assertThat(observer.getChildren().forPath("/clean/s")).isEmpty());
-        await().untilAsserted(() -> assertThat(Clients.serverWatches(zk.port())).isEqualTo(watchesBefore));
+        await().untilAsserted(() -> assertThat(zk.server().watchCount()).isEqualTo(watchesBefore));
         assertThat(cache.getInstances()).isEmpty();
         assertThatThrownBy(provider::getInstance).isInstanceOf(IllegalStateException.class);
         assertThat(Thread.getAllStackTraces().keySet()).filteredOn(t -> !threadsBefore.contains(t))

@@ -9,6 +9,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.Set;
@@ -63,6 +65,7 @@ import org.slf4j.LoggerFactory;
  * <p>Thread-safety: all methods are safe to call from any thread; lifecycle methods are serialized.
  */
 public final class EmbeddedZooKeeper implements AutoCloseable {
+    private static final Pattern TOTAL_WATCHES = Pattern.compile("Total watches:(\\d+)");
 
     private static final Logger LOG = LoggerFactory.getLogger(EmbeddedZooKeeper.class);
 
@@ -317,6 +320,23 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
      */
     public Map<String, Long> requestCounts() {
         return Map.copyOf(requests.byOperation());
+    }
+
+    /**
+     * The number of watches the server holds now, over all sessions, from its {@code wchs} four-letter word: a
+     * recipe that leaves nothing behind brings it back to where it was.
+     *
+     * @return the server's total watch count
+     * @throws IllegalStateException if the server does not answer
+     */
+    public int watchCount() {
+        String answer = FourLetterWords.send(port(), "wchs", 5_000)
+                .orElseThrow(() -> new IllegalStateException("the server on port " + port() + " did not answer wchs"));
+        Matcher total = TOTAL_WATCHES.matcher(answer);
+        if (!total.find()) {
+            throw new IllegalStateException("unexpected wchs answer: " + answer);
+        }
+        return Integer.parseInt(total.group(1));
     }
 
     /**

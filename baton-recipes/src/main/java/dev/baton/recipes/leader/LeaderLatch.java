@@ -44,7 +44,10 @@ import org.slf4j.LoggerFactory;
  * <p>Each instance creates a protected ephemeral-sequential node {@code latch-} under the path, holding its id
  * (UTF-8). The instance whose node sorts first leads, once it has confirmed the node belongs to its current
  * session; every other instance watches only the node just before its own, so a leader's departure wakes one
- * instance, not all. Under the standard connection-state error policy a {@code SUSPENDED} connection ends
+ * instance, not all. The second in line leads as soon as the leader's node is deleted, without listing the
+ * queue again: sequence numbers only grow, so no node (Baton's or Curator's) can have queued ahead of it since
+ * it listed. Watches are set with a read of the watched node, so a node already gone leaves no watch behind on
+ * the server. Under the standard connection-state error policy a {@code SUSPENDED} connection ends
  * leadership at once; {@code LOST} always does. On {@code RECONNECTED} the latch checks its node again and, if
  * it is gone, queues again.
  *
@@ -84,6 +87,8 @@ public final class LeaderLatch implements AutoCloseable {
     private long ourSession;
     private long ourCzxid;
     private String watchedPath;
+    /** The watched predecessor is the only node ahead of ours: its deletion makes us leader. */
+    private boolean leadsWhenWatchedGoes;
     private boolean leader;
 
     /**
@@ -180,8 +185,14 @@ public final class LeaderLatch implements AutoCloseable {
                     }
                     if (current) {
                         // Watch our own node too: if someone deletes it (or the whole latch path), a leader
-                        // must stop leading at once, not when it next reconnects. One request per join.
-                        client.checkExists().usingWatcher(ownNodeWatcher).forPathAsync(path);
+                        // must stop leading at once, not when it next reconnects. One request per join; a read,
+                        // not exists, so a node deleted meanwhile leaves no watch behind.
+                        client.getData().usingWatcher(ownNodeWatcher).forPathAsync(path).whenComplete((d, e) -> {
+                            if (Failures.code(e) == KeeperException.Code.NONODE) {
+                                ownNodeChanged(new WatchedEvent(Watcher.Event.EventType.NodeDeleted,
+                                        Watcher.Event.KeeperState.SyncConnected, path));
+                            }
+                        });
                         checkLeadership(gen);
                     } else {
                         deleteNode(path); // closed or reset while the create was in flight
@@ -219,7 +230,7 @@ public final class LeaderLatch implements AutoCloseable {
                 }
             } else {
                 setLeadership(false);
-                watchPredecessor(gen, BatonPaths.makePath(latchPath, queue.get(index - 1)));
+                watchPredecessor(gen, BatonPaths.makePath(latchPath, queue.get(index - 1)), index == 1);
             }
         });
     }
@@ -236,16 +247,20 @@ public final class LeaderLatch implements AutoCloseable {
         }
     }
 
-    private void watchPredecessor(long gen, String predecessor) {
+    /**
+     * Watches the node just before ours with a read (on a node already gone it sets no watch that would never
+     * fire). If it is the only node ahead ({@code leadsWhenGone}), its deletion makes us leader.
+     */
+    private void watchPredecessor(long gen, String predecessor, boolean leadsWhenGone) {
         synchronized (this) {
             watchedPath = predecessor;
+            leadsWhenWatchedGoes = leadsWhenGone;
         }
-        client.checkExists().usingWatcher(predecessorWatcher).forPathAsync(predecessor)
-                .whenComplete((stat, error) -> {
-                    if (error == null && stat == null) {
-                        checkLeadership(gen); // gone before the watch was set
-                    }
-                });
+        client.getData().usingWatcher(predecessorWatcher).forPathAsync(predecessor).whenComplete((data, error) -> {
+            if (Failures.code(error) == KeeperException.Code.NONODE) {
+                predecessorGone(gen, predecessor); // gone before the watch was set
+            }
+        });
     }
 
     private void predecessorChanged(WatchedEvent event) {
@@ -253,14 +268,36 @@ public final class LeaderLatch implements AutoCloseable {
             return;
         }
         long gen;
+        boolean again;
         synchronized (this) {
             if (!lifecycle.isStarted() || !event.getPath().equals(watchedPath)) {
                 return;
             }
-            watchedPath = null;
             gen = generation;
+            again = leadsWhenWatchedGoes;
         }
-        checkLeadership(gen);
+        if (event.getType() == Watcher.Event.EventType.NodeDeleted) {
+            predecessorGone(gen, event.getPath());
+        } else {
+            watchPredecessor(gen, event.getPath(), again); // its data changed: a watch fires once, set it again
+        }
+    }
+
+    /** The node we waited for is gone: lead if it was the only one ahead, otherwise look at the queue again. */
+    private void predecessorGone(long gen, String predecessor) {
+        boolean lead;
+        synchronized (this) {
+            if (!lifecycle.isStarted() || gen != generation || !predecessor.equals(watchedPath)) {
+                return;
+            }
+            watchedPath = null;
+            lead = leadsWhenWatchedGoes && ourPath != null;
+        }
+        if (lead && belongsToCurrentSession()) {
+            setLeadership(true);
+        } else {
+            checkLeadership(gen);
+        }
     }
 
     private void ownNodeChanged(WatchedEvent event) {

@@ -84,9 +84,9 @@ class DistributedBarrierTest {
     void aTimedOutWaitRemovesItsWatch() throws Exception {
         DistributedBarrier barrier = new DistributedBarrier(client, "/barrier/watch");
         barrier.setBarrier();
-        int before = ServerWatches.total(zk.server().port());
+        int before = zk.server().watchCount();
         assertThat(barrier.waitOnBarrier(100, TimeUnit.MILLISECONDS)).isFalse();
-        await().untilAsserted(() -> assertThat(ServerWatches.total(zk.server().port())).isEqualTo(before));
+        await().untilAsserted(() -> assertThat(zk.server().watchCount()).isEqualTo(before));
         barrier.removeBarrier();
     }
 
@@ -94,7 +94,7 @@ class DistributedBarrierTest {
     void dataChangesAndConnectionEventsDoNotReleaseWaiters() throws Exception {
         DistributedBarrier barrier = new DistributedBarrier(client, "/barrier/changed");
         barrier.setBarrier();
-        int before = ServerWatches.total(zk.server().port());
+        int before = zk.server().watchCount();
         CompletableFuture<Boolean> timed = CompletableFuture.supplyAsync(() -> {
             try {
                 return barrier.waitOnBarrier(1500, TimeUnit.MILLISECONDS);
@@ -102,7 +102,7 @@ class DistributedBarrierTest {
                 throw new IllegalStateException(e);
             }
         });
-        await().until(() -> ServerWatches.total(zk.server().port()) > before);
+        await().until(() -> zk.server().watchCount() > before);
         client.setData().forPath("/barrier/changed", new byte[] {1});
         assertThat(timed.get(10, TimeUnit.SECONDS)).isFalse();
         barrier.removeBarrier();
@@ -145,15 +145,14 @@ class DistributedBarrierTest {
     void aThousandPendingAsyncWaitsHoldNoThreadAndCancellingRemovesTheirWatches() throws Exception {
         DistributedBarrier barrier = new DistributedBarrier(client, "/barrier/async/many");
         barrier.setBarrier();
-        int port = zk.server().port();
-        int serverWatchesBefore = ServerWatches.total(port);
+        int serverWatchesBefore = zk.server().watchCount();
         int threadsBefore = ManagementFactory.getThreadMXBean().getThreadCount();
         List<CompletableFuture<Void>> waits = new ArrayList<>();
         for (int i = 0; i < 1000; i++) {
             waits.add(barrier.waitOnBarrierAsync());
         }
         await().until(() -> dataWatchers(client, barrier.getPath()) == 1000);
-        assertThat(ServerWatches.total(port)).isEqualTo(serverWatchesBefore + 1); // one per client and path
+        assertThat(zk.server().watchCount()).isEqualTo(serverWatchesBefore + 1); // one per client and path
         assertThat(ManagementFactory.getThreadMXBean().getThreadCount())
                 .as("no thread per wait").isLessThanOrEqualTo(threadsBefore + 2);
         assertThat(waits).noneMatch(CompletableFuture::isDone);
@@ -163,18 +162,18 @@ class DistributedBarrierTest {
             assertThat(wait.cancel(false)).isTrue();
         }
         await().until(() -> dataWatchers(client, barrier.getPath()) == 1);
-        assertThat(ServerWatches.total(port)).isEqualTo(serverWatchesBefore + 1);
+        assertThat(zk.server().watchCount()).isEqualTo(serverWatchesBefore + 1);
         assertThat(waits.get(0)).isNotDone();
 
         waits.get(0).cancel(false); // the last one: the server's watch goes too
         await().until(() -> dataWatchers(client, barrier.getPath()) == 0);
-        await().until(() -> ServerWatches.total(port) == serverWatchesBefore);
+        await().until(() -> zk.server().watchCount() == serverWatchesBefore);
 
         // A wait given up by other means (a timeout on the future) cleans up the same way.
         CompletableFuture<Void> timed = barrier.waitOnBarrierAsync().orTimeout(100, TimeUnit.MILLISECONDS);
         assertThatThrownBy(() -> timed.get(10, TimeUnit.SECONDS)).hasCauseInstanceOf(TimeoutException.class);
         await().until(() -> dataWatchers(client, barrier.getPath()) == 0);
-        await().until(() -> ServerWatches.total(port) == serverWatchesBefore);
+        await().until(() -> zk.server().watchCount() == serverWatchesBefore);
         barrier.removeBarrier();
     }
 
@@ -182,16 +181,15 @@ class DistributedBarrierTest {
     void aTimedOutBlockingWaitKeepsTheWatchAnAsyncWaitStillNeeds() throws Exception {
         DistributedBarrier barrier = new DistributedBarrier(client, "/barrier/async/shared");
         barrier.setBarrier();
-        int port = zk.server().port();
-        int before = ServerWatches.total(port);
+        int before = zk.server().watchCount();
         CompletableFuture<Void> pending = barrier.waitOnBarrierAsync();
         await().until(() -> dataWatchers(client, barrier.getPath()) == 1);
         assertThat(barrier.waitOnBarrier(100, TimeUnit.MILLISECONDS)).isFalse();
         await().until(() -> dataWatchers(client, barrier.getPath()) == 1);
-        assertThat(ServerWatches.total(port)).isEqualTo(before + 1);
+        assertThat(zk.server().watchCount()).isEqualTo(before + 1);
         barrier.removeBarrier();
         pending.get(10, TimeUnit.SECONDS);
-        await().until(() -> ServerWatches.total(port) == before);
+        await().until(() -> zk.server().watchCount() == before);
     }
 
     @Test

@@ -109,15 +109,14 @@ class DistributedDoubleBarrierAsyncTest {
     @Test
     void aTimedAsyncEnterWithTooFewMembersCompletesFalseAndLeavesNothing() throws Exception {
         BatonClient client = clients.newClient();
-        int port = zk.server().port();
-        int watchesBefore = ServerWatches.total(port);
+        int watchesBefore = zk.server().watchCount();
         DistributedDoubleBarrier barrier = new DistributedDoubleBarrier(client, "/async-lonely", 2);
         long start = System.nanoTime();
         CompletableFuture<Boolean> entering = barrier.enterAsync(300, TimeUnit.MILLISECONDS);
         assertThat(entering.get(WAIT, TimeUnit.SECONDS)).isFalse();
         assertThat(System.nanoTime() - start).isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(300));
         assertThat(children(client, "/async-lonely")).as("removed before the future completed").isEmpty();
-        await().untilAsserted(() -> assertThat(ServerWatches.total(port)).isEqualTo(watchesBefore));
+        await().untilAsserted(() -> assertThat(zk.server().watchCount()).isEqualTo(watchesBefore));
         assertThatThrownBy(barrier::leaveAsync).isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("not entered");
 
@@ -135,8 +134,7 @@ class DistributedDoubleBarrierAsyncTest {
     @Test
     void givingUpAnAsyncEnterRemovesItsNodeAndWatch() throws Exception {
         BatonClient client = clients.newClient();
-        int port = zk.server().port();
-        int watchesBefore = ServerWatches.total(port);
+        int watchesBefore = zk.server().watchCount();
         DistributedDoubleBarrier barrier = new DistributedDoubleBarrier(client, "/async-cancel", 2);
 
         // Cancelled, completed by the caller, or timed out by the caller: each gives the call up the same way.
@@ -413,19 +411,19 @@ class DistributedDoubleBarrierAsyncTest {
     /** Waits until an enter waits: its node is there, and the server holds its watch on ready. */
     private static void awaitWaiting(BatonClient client, String path, int watches, CompletableFuture<?> call) {
         await().until(() -> children(client, path).size() == 1);
-        await().until(() -> ServerWatches.total(zk.server().port()) == watches);
+        await().until(() -> zk.server().watchCount() == watches);
         assertThat(call).isNotDone();
     }
 
     /** Waits until a given-up enter has removed its node and its watch. */
     private static void awaitGivenUp(BatonClient client, String path, int watches) {
         await().untilAsserted(() -> assertThat(children(client, path)).isEmpty());
-        await().untilAsserted(() -> assertThat(ServerWatches.total(zk.server().port())).isEqualTo(watches));
+        await().untilAsserted(() -> assertThat(zk.server().watchCount()).isEqualTo(watches));
     }
 
     /**
      * Data and child watches the server holds ({@code zk_watch_count} of {@code mntr}): the {@code wchs} of
-     * {@link ServerWatches} counts data watches only, and a leaving lowest member watches the member list.
+     * The server's watch count (wchs) counts data watches only, and a leaving lowest member watches the member list.
      */
     private static int allWatches(int port) throws IOException {
         try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), port)) {

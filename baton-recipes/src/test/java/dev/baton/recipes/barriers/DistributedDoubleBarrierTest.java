@@ -54,7 +54,7 @@ class DistributedDoubleBarrierTest {
             horses.add(clients.newClient());
         }
         HorseRace race = new HorseRace();
-        int watchesBefore = ServerWatches.total(zk.server().port());
+        int watchesBefore = zk.server().watchCount();
         zk.server().resetStatistics();
         List<Future<Integer>> running = new ArrayList<>();
         for (int h = 0; h < HORSES; h++) {
@@ -70,7 +70,7 @@ class DistributedDoubleBarrierTest {
         BatonClient observer = horses.get(0);
         race.check(rounds.get(0), observer);
         // No watch left behind, such as one set by exists on a marker or member already gone.
-        await().untilAsserted(() -> assertThat(ServerWatches.total(zk.server().port())).as("server watches")
+        await().untilAsserted(() -> assertThat(zk.server().watchCount()).as("server watches")
                 .isEqualTo(watchesBefore));
         // Writes per round, without failures: 5 member creates, ready, 5 markers; 4 member and 4 marker deletes;
         // one multi creating the round path (deleting its creator's marker), one the last member's leave.
@@ -89,13 +89,13 @@ class DistributedDoubleBarrierTest {
     @Test
     void aTimedEnterWithOneOfTwoMembersReturnsFalseAndLeavesNoMemberNode() throws Exception {
         BatonClient client = clients.newClient();
-        int watchesBefore = ServerWatches.total(zk.server().port());
+        int watchesBefore = zk.server().watchCount();
         DistributedDoubleBarrier barrier = new DistributedDoubleBarrier(client, "/lonely", 2);
         long start = System.nanoTime();
         assertThat(barrier.enter(300, TimeUnit.MILLISECONDS)).isFalse();
         assertThat(System.nanoTime() - start).isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(300));
         assertThat(children(client, "/lonely")).isEmpty();
-        await().untilAsserted(() -> assertThat(ServerWatches.total(zk.server().port())).isEqualTo(watchesBefore));
+        await().untilAsserted(() -> assertThat(zk.server().watchCount()).isEqualTo(watchesBefore));
         assertThatThrownBy(barrier::leave).isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("not entered");
 

@@ -63,6 +63,44 @@ class LeaderLatchTest {
     }
 
     @Test
+    void theSecondInLineLeadsOnTheLeadersDeletionWithoutListing() throws Exception {
+        LeaderLatch first = latch(0, "/latch-handover", "first");
+        LeaderLatch second = latch(1, "/latch-handover", "second");
+        first.start();
+        assertThat(first.await(10, TimeUnit.SECONDS)).isTrue();
+        second.start();
+        await().atMost(Duration.ofSeconds(10)).until(() -> second.getParticipants().size() == 2);
+
+        zk.server().resetStatistics();
+        first.close();
+        assertThat(second.await(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(zk.server().requestCounts()).as("from the leader's close to the new leader")
+                .containsKey("delete").doesNotContainKey("getChildren").doesNotContainKey("getChildren2");
+    }
+
+    @Test
+    void aChurnOfLatchesLeavesNoWatchOnTheServer() throws Exception {
+        int before = zk.server().watchCount();
+        for (int round = 0; round < 5; round++) {
+            List<LeaderLatch> churn = new ArrayList<>();
+            for (int i = 0; i < 6; i++) {
+                LeaderLatch latch = latch(i % 3, "/latch-churn", "r" + round + "-" + i);
+                churn.add(latch);
+                latch.start();
+            }
+            // Close in an order that removes predecessors while their successors are setting watches.
+            for (int i = churn.size() - 1; i >= 0; i -= 2) {
+                churn.get(i).close();
+            }
+            for (int i = churn.size() - 2; i >= 0; i -= 2) {
+                churn.get(i).close();
+            }
+        }
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThat(zk.server().watchCount())
+                .as("server watches after the churn").isEqualTo(before));
+    }
+
+    @Test
     void exactlyOneOfTenLeadsAndLeadershipPassesInQueueOrderOnClose() throws Exception {
         List<LeaderLatch> ten = new ArrayList<>();
         for (int i = 1; i <= 10; i++) {
