@@ -336,6 +336,9 @@ final class LockQueue {
          */
         private final Set<String> everWatched = new HashSet<>();
         private boolean askedToWithdraw;
+        /** The deadline passed before the first decision: the attempt ends as soon as it would have to wait. */
+        private boolean expired;
+        private boolean decidedOnce;
 
         Attempt(byte[] data, Driver driver, Executor runner) {
             this.data = data;
@@ -361,7 +364,7 @@ final class LockQueue {
             result.whenComplete((hold, error) -> post(() -> finish(hold)));
             if (timeoutNanos >= 0) {
                 try { // on the client's scheduler: the JDK's delay thread would be one more thread
-                    ScheduledFuture<?> timer = client.schedule(() -> result.complete(null),
+                    ScheduledFuture<?> timer = client.schedule(() -> post(this::deadline),
                             Duration.ofNanos(timeoutNanos));
                     result.whenComplete((hold, error) -> timer.cancel(false));
                 } catch (IllegalStateException e) {
@@ -384,6 +387,18 @@ final class LockQueue {
                 }
             });
             return outcome;
+        }
+
+        /**
+         * The time ran out. A lock that is free is still taken, as with Curator, even with a timeout of zero: the
+         * deadline ends only a wait, so before the first decision it just marks the attempt.
+         */
+        private void deadline() {
+            if (decidedOnce) {
+                result.complete(null);
+            } else {
+                expired = true;
+            }
         }
 
         /** Adds a node to the queue (again), deleting the one of an earlier round. */
@@ -493,8 +508,13 @@ final class LockQueue {
                 return;
             }
             Decision decision = driver.decide(sorted, index);
+            decidedOnce = true;
             if (decision.holds()) {
                 hold();
+                return;
+            }
+            if (expired) {
+                result.complete(null); // it would have to wait, and its time is up
                 return;
             }
             CompletableFuture<Boolean> withdraw = askedToWithdraw ? null : driver.withdrawBeforeWaiting();

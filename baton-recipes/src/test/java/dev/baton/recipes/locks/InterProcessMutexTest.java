@@ -112,6 +112,25 @@ class InterProcessMutexTest {
     }
 
     @Test
+    void aZeroTimeoutTakesAFreeLockAndGivesUpAtOnceOnAHeldOne() throws Exception {
+        InterProcessMutex lock = new InterProcessMutex(client(), "/mutex/zero");
+        InterProcessMutex other = new InterProcessMutex(client(), "/mutex/zero");
+        assertThat(lock.acquire(0, TimeUnit.SECONDS)).as("a free lock, blocking").isTrue();
+        assertThat(other.acquire(0, TimeUnit.SECONDS)).as("a held lock").isFalse();
+        assertThat(other.acquireAsync(0, TimeUnit.SECONDS).get(10, TimeUnit.SECONDS)).as("held, async").isNull();
+        assertThat(lock.getParticipantNodes()).hasSize(1);
+        lock.release();
+        Hold hold = other.acquireAsync(0, TimeUnit.SECONDS).get(10, TimeUnit.SECONDS);
+        assertThat(hold).as("a free lock, async").isNotNull();
+        hold.release();
+        InterProcessSemaphoreV2 semaphore = new InterProcessSemaphoreV2(client(), "/mutex/zero-semaphore", 1);
+        Lease lease = semaphore.acquire(0, TimeUnit.SECONDS);
+        assertThat(lease).as("a free lease").isNotNull();
+        assertThat(semaphore.acquire(0, TimeUnit.SECONDS)).as("no lease left").isNull();
+        lease.close();
+    }
+
+    @Test
     void reentrantPerThread() throws Exception {
         InterProcessMutex lock = new InterProcessMutex(client(), "/mutex/reentrant");
         lock.acquire();
