@@ -94,7 +94,7 @@ final class ClientDemo implements Demo {
         if (ctx.ownsServer()) {
             outage(ctx, states);
             ctx.log("tree", "%s after the outage: same session, so the ephemeral members are still there", ROOT);
-            new TreePrinter(client).print(ROOT, Integer.MAX_VALUE).forEach(ctx::detail);
+            InspectView.read(client, ROOT, Integer.MAX_VALUE, InspectOptions.NONE).forEach(ctx::detail);
             ctx.pause(STEP);
             change(ctx, events, EventType.NodeDataChanged, CACHE, "set", () -> {
                 ctx.log("set", "%s = \"redis://cache-2:6379\" (the watch was re-set on reconnect)", CACHE);
@@ -105,7 +105,7 @@ final class ClientDemo implements Demo {
             ctx.log("server", "not stopping a server this demo did not start; run without --connect to see "
                     + "SUSPENDED and RECONNECTED");
             ctx.log("tree", "%s now:", ROOT);
-            new TreePrinter(client).print(ROOT, Integer.MAX_VALUE).forEach(ctx::detail);
+            InspectView.read(client, ROOT, Integer.MAX_VALUE, InspectOptions.NONE).forEach(ctx::detail);
         }
         ctx.pause(STEP);
 

@@ -27,6 +27,49 @@ final class Cli {
         }
     }
 
+    /** A command running on a thread of its own, for commands that run until interrupted. */
+    static final class Running {
+        private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+        private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+        private final Thread thread;
+        private volatile int exitCode = -1;
+
+        private Running(String... args) {
+            thread = new Thread(() -> {
+                try (PrintStream o = new PrintStream(out, true, UTF_8); PrintStream e = new PrintStream(err, true,
+                        UTF_8)) {
+                    CommandLine cmd = new CommandLine(new BatonCommand(o, e));
+                    cmd.setOut(new PrintWriter(o, true));
+                    cmd.setErr(new PrintWriter(e, true));
+                    exitCode = cmd.execute(args);
+                }
+            }, "baton-cli-test");
+            thread.start();
+        }
+
+        /** @return what it has printed so far */
+        String out() {
+            synchronized (out) {
+                return out.toString(UTF_8);
+            }
+        }
+
+        /** Interrupts the command (as Ctrl-C would end it) and waits for it to end. */
+        Result stop() throws InterruptedException {
+            thread.interrupt();
+            thread.join(30_000);
+            if (thread.isAlive()) {
+                throw new AssertionError("the command did not end when interrupted:\n" + out());
+            }
+            return new Result(exitCode, out(), err.toString(UTF_8));
+        }
+    }
+
+    /** Starts the command on a thread of its own; see {@link Running#stop()}. */
+    static Running start(String... args) {
+        return new Running(args);
+    }
+
     static Result baton(String... args) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
