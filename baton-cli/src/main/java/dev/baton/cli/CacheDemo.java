@@ -6,6 +6,7 @@ import dev.baton.BatonClient;
 import dev.baton.recipes.cache.BatonCache;
 import dev.baton.recipes.cache.BatonCacheListener;
 import java.time.Duration;
+import java.util.List;
 
 /**
  * {@code baton demo cache}: one client edits a small configuration tree while a {@link BatonCache} on another
@@ -24,6 +25,11 @@ final class CacheDemo implements Demo {
     @Override
     public String name() {
         return "cache";
+    }
+
+    @Override
+    public List<String> aliases() {
+        return List.of("BatonCache");
     }
 
     @Override

@@ -9,6 +9,7 @@ import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.Locale;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.apache.zookeeper.KeeperException;
@@ -136,6 +137,54 @@ final class DemoContext implements AutoCloseable {
                     + " (left from an earlier run?); delete it and try again");
         }
         closeOnExit(() -> client.delete().quietly().deletingChildrenIfNeeded().forPath(root));
+    }
+
+    /** A step of a demo that may fail. */
+    @FunctionalInterface
+    interface Step {
+        /**
+         * Runs the step.
+         *
+         * @throws Exception if it fails
+         */
+        void run() throws Exception;
+    }
+
+    /**
+     * Runs a participant's steps on a thread of its own (a daemon thread named {@code demo-<name>}), for the
+     * blocking forms of the recipes.
+     *
+     * @param name the participant, for the thread's name
+     * @param step what it does
+     * @return completes when the steps are done, or with their failure
+     */
+    static CompletableFuture<Void> background(String name, Step step) {
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        Thread thread = new Thread(() -> {
+            try {
+                step.run();
+                done.complete(null);
+            } catch (Throwable e) {
+                done.completeExceptionally(e);
+            }
+        }, "demo-" + name);
+        thread.setDaemon(true);
+        thread.start();
+        return done;
+    }
+
+    /**
+     * Prints what {@code baton inspect} would show for a path right now, under the last log line.
+     *
+     * @param client a connected client
+     * @param path the node
+     * @param options facts the server does not store, such as a semaphore's {@code maxLeases}
+     * @throws KeeperException if the read fails
+     * @throws InterruptedException if interrupted
+     */
+    void inspect(BatonClient client, String path, InspectOptions options) throws KeeperException,
+            InterruptedException {
+        InspectView.read(client, path, 1, options).forEach(this::detail);
     }
 
     /**

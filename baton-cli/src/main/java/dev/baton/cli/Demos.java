@@ -14,6 +14,15 @@ final class Demos {
             new LeaderSelectorDemo(),
             new CacheDemo(),
             new DoubleBarrierDemo(),
+            new BarrierDemo(),
+            new SharedCountDemo(),
+            new AtomicCountersDemo(),
+            new PersistentNodeDemo(),
+            new GroupMemberDemo(),
+            new PersistentWatcherDemo(),
+            new ReadWriteLockDemo(),
+            new SemaphoreMutexDemo(),
+            new MultiLockDemo(),
             new LockDemo(),
             new SemaphoreDemo());
 
@@ -24,13 +33,14 @@ final class Demos {
     }
 
     /**
-     * Finds a demo by name.
+     * Finds a demo by name or alias.
      *
      * @param name the name, compared ignoring case
      * @return the demo, or empty if there is none by that name
      */
     static Optional<Demo> find(String name) {
-        return ALL.stream().filter(d -> d.name().equalsIgnoreCase(name)).findFirst();
+        return ALL.stream().filter(d -> d.name().equalsIgnoreCase(name)
+                || d.aliases().stream().anyMatch(name::equalsIgnoreCase)).findFirst();
     }
 
     /**

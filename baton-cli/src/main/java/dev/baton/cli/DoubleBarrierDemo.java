@@ -32,6 +32,11 @@ final class DoubleBarrierDemo implements Demo {
     }
 
     @Override
+    public List<String> aliases() {
+        return List.of("DistributedDoubleBarrier", "horse-race");
+    }
+
+    @Override
     public String description() {
         return "a horse race: 5 clients enter and leave a double barrier together, round after round";
     }

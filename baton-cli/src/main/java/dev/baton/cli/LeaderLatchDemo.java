@@ -52,6 +52,11 @@ final class LeaderLatchDemo implements Demo {
     }
 
     @Override
+    public List<String> aliases() {
+        return List.of("LeaderLatch");
+    }
+
+    @Override
     public String description() {
         return "10 LeaderLatch participants; the leader is closed every few seconds and the next takes over";
     }

@@ -43,6 +43,11 @@ final class LeaderSelectorDemo implements Demo {
     }
 
     @Override
+    public List<String> aliases() {
+        return List.of("LeaderSelector");
+    }
+
+    @Override
     public String description() {
         return "3 auto-requeueing LeaderSelectors take turns leading, in fair rotation";
     }

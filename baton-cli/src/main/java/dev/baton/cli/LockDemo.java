@@ -46,6 +46,11 @@ final class LockDemo implements Demo {
     }
 
     @Override
+    public List<String> aliases() {
+        return List.of("mutex", "InterProcessMutex");
+    }
+
+    @Override
     public String description() {
         return "workers increment a counter under a mutex and its fencing token; a stale holder is refused";
     }

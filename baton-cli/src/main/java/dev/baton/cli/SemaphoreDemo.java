@@ -28,6 +28,11 @@ final class SemaphoreDemo implements Demo {
     }
 
     @Override
+    public List<String> aliases() {
+        return List.of("InterProcessSemaphoreV2");
+    }
+
+    @Override
     public String description() {
         return "five workers share two leases, waiting without threads; a timed acquire gives up";
     }

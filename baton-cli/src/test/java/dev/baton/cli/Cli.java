@@ -21,6 +21,35 @@ final class Cli {
             return out.lines().toList();
         }
 
+        /**
+         * Checks that the demo's story was told in this order: each step is a tag and a text that a later
+         * timestamped line ({@code "  1.25s  tag     message"}) with that tag contains.
+         *
+         * @param steps tag, text, tag, text, ...
+         * @return the index of the line of each step
+         * @throws AssertionError naming the first step not found after the one before
+         */
+        List<Integer> assertStory(String... steps) {
+            List<String> lines = outLines();
+            List<Integer> found = new java.util.ArrayList<>();
+            int from = 0;
+            for (int s = 0; s < steps.length; s += 2) {
+                java.util.regex.Pattern line = java.util.regex.Pattern.compile("^\\s*\\d+\\.\\d{2}s  "
+                        + java.util.regex.Pattern.quote(steps[s]) + "\\s.*");
+                int at = -1;
+                for (int i = from; i < lines.size() && at < 0; i++) {
+                    at = line.matcher(lines.get(i)).matches() && lines.get(i).contains(steps[s + 1]) ? i : -1;
+                }
+                if (at < 0) {
+                    throw new AssertionError("no line '" + steps[s] + " ... " + steps[s + 1] + "' after line " + from
+                            + " in:\n" + this);
+                }
+                found.add(at);
+                from = at + 1;
+            }
+            return found;
+        }
+
         @Override
         public String toString() {
             return "exit " + exitCode + "\n--- out\n" + out + "--- err\n" + err;

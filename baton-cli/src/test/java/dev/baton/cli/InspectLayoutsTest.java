@@ -53,7 +53,7 @@ class InspectLayoutsTest {
         try (BatonClient admin = connect()) {
             for (String child : admin.getChildren().forPath("/")) {
                 if (!child.equals("zookeeper")) {
-                    admin.delete().deletingChildrenIfNeeded().forPath("/" + child);
+                    admin.delete().quietly().deletingChildrenIfNeeded().forPath("/" + child); // containers go by themselves
                 }
             }
         }
@@ -189,7 +189,10 @@ class InspectLayoutsTest {
 
     @Test
     void semaphoreMutexIsASemaphoreOfOneLease() throws Exception {
-        InterProcessSemaphoreMutex batch = new InterProcessSemaphoreMutex(participant(), "/batch");
+        BatonClient client = participant();
+        // Persistent, so that the server does not sweep them away as empty containers once the lease is returned.
+        client.create().creatingParentsIfNeeded().forPath("/batch/leases");
+        InterProcessSemaphoreMutex batch = new InterProcessSemaphoreMutex(client, "/batch");
         batch.acquire();
         try {
             assertThat(inspect("/batch", "--max-leases", "1").outLines().get(0))
