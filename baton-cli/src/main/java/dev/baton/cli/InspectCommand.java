@@ -30,7 +30,8 @@ import picocli.CommandLine.Spec;
                 "Prints the node and its children (--recursive: its whole subtree) as recipes see them: latch and "
                         + "selector leaders, lock and read-write lock holders, semaphore leases, double-barrier "
                         + "members, group members, counters as numbers, each participant's id and session; "
-                        + "--json for scripts, --watch to follow it live."})
+                        + "--json for scripts, --watch to follow it live.",
+                "Without --connect it asks " + InspectCommand.DEFAULT_CONNECT + "."})
 final class InspectCommand implements Callable<Integer> {
 
     /** The server when {@code --connect} is not given. */

@@ -73,6 +73,7 @@ final class LockDemo implements Demo {
             });
             locks.add(lock);
         }
+        ctx.claim(clients.get(1), PATH); // bob's client: alice's session is ended below
         ctx.log("lock", "%d workers, %d rounds each, counter guarded by %s", WORKERS.length, ROUNDS, PATH);
 
         List<CompletableFuture<Void>> runs = new ArrayList<>();

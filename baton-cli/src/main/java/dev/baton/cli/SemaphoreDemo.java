@@ -40,6 +40,7 @@ final class SemaphoreDemo implements Demo {
     @Override
     public void run(DemoContext ctx) throws Exception {
         BatonClient client = ctx.connect();
+        ctx.claim(client, PATH);
         InterProcessSemaphoreV2 semaphore = new InterProcessSemaphoreV2(client, PATH, LEASES);
         ctx.log("sem", "%d leases at %s, %d workers", LEASES, PATH, WORKERS.length);
         AtomicInteger out = new AtomicInteger();

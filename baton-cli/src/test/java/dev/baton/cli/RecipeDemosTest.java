@@ -12,6 +12,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Each recipe demo against one server ({@code --connect}), fast: it ends well, tells its story in order, and
@@ -190,6 +192,12 @@ class RecipeDemosTest {
         assertThat(result.out()).contains("node    NodeChildrenChanged /demo-watcher/config")
                 .doesNotContain("node    NodeCreated         /demo-watcher/config/flags");
         assertThat(result.outLines()).filteredOn(l -> l.contains("NodeDataChanged")).hasSize(4);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"lock", "semaphore", "cache", "double-barrier"})
+    void theEarlierDemosLeaveNothingBehindEither(String name) {
+        demo(name); // their stories are checked in LockDemosTest, CacheDemoTest and DemoCommandTest
     }
 
     @Test
