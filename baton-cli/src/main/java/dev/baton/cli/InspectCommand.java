@@ -6,6 +6,7 @@ import java.io.PrintStream;
 import java.time.Duration;
 import java.util.OptionalInt;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.apache.zookeeper.KeeperException;
 import picocli.CommandLine;
@@ -96,6 +97,7 @@ final class InspectCommand implements Callable<Integer> {
         }
         String connect = connection.connect == null ? DEFAULT_CONNECT : connection.connect;
         Duration timeout = Duration.ofSeconds(timeoutSeconds);
+        Runnable stopped = watch ? stopOnShutdown() : () -> { };
         try (BatonClient client = settings.builder(connect, Duration.ofSeconds(30), timeout).build()) {
             client.start();
             if (!client.blockUntilConnected(timeoutSeconds, TimeUnit.SECONDS)) {
@@ -124,8 +126,39 @@ final class InspectCommand implements Callable<Integer> {
             }
             Thread.currentThread().interrupt();
             err.println("baton inspect: interrupted");
+        } finally {
+            stopped.run();
         }
         return CommandLine.ExitCode.SOFTWARE;
+    }
+
+    /**
+     * Makes Ctrl-C (the JVM's shutdown) end a watch the way an interrupt does: the shutdown hook interrupts this
+     * thread and gives it a moment to close the cache and the client, so the session ends at once rather than
+     * when it times out on the server.
+     *
+     * @return to run once the client is closed: lets the hook go (or removes it when there is no shutdown)
+     */
+    private static Runnable stopOnShutdown() {
+        Thread command = Thread.currentThread();
+        CountDownLatch closed = new CountDownLatch(1);
+        Thread hook = new Thread(() -> {
+            command.interrupt();
+            try {
+                closed.await(3, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }, "baton-inspect-shutdown");
+        Runtime.getRuntime().addShutdownHook(hook);
+        return () -> {
+            closed.countDown();
+            try {
+                Runtime.getRuntime().removeShutdownHook(hook);
+            } catch (IllegalStateException shuttingDown) {
+                // the hook is running: it has been let go above
+            }
+        };
     }
 
     private int depth() {
