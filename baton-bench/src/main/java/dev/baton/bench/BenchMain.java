@@ -12,7 +12,8 @@ import org.apache.zookeeper.KeeperException;
 /**
  * The benchmark command: runs the chosen scenarios for Baton, Apache Curator and the bare ZooKeeper client on the
  * same server in the same JVM, and prints one markdown table per scenario (progress goes to standard error, the
- * report to standard output); with {@code --out} or {@code --chart} it also writes an SVG chart ({@link SvgChart}). See {@link BenchOptions#USAGE} or {@code --help} for the flags.
+ * report to standard output); with {@code --out} or {@code --chart} it also writes an SVG chart
+ * ({@link SvgChart}). See {@link BenchOptions#USAGE} or {@code --help} for the flags.
  *
  * <pre>{@code
  * baton-bench/run --ops 3000 --rounds 3 --out bench.md

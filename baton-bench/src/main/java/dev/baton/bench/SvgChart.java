@@ -8,14 +8,15 @@ import java.util.Map;
  * Draws a run's results as an SVG chart, written by hand (no charting library), to sit beside the markdown
  * report. One row per scenario, each an SVG group {@code <g class="scenario" data-scenario="name">}: on the left
  * Baton's throughput relative to Curator's (the report's "ops/s vs Curator", paired turn by turn; a line marks
- * 1×, longer is faster), on the right each library's p50 latency as a dark bar over its p99 as a light one, scaled
- * to the row's largest p99, with the values written beside them.
+ * 1×, longer is faster), on the right each library's p50 latency as a dark bar over its p99 as a light one, on one
+ * logarithmic scale for the whole chart (latencies span microseconds to seconds), with the values written beside
+ * them.
  *
  * <p>Stateless and thread-safe.
  */
 final class SvgChart {
 
-    private static final int WIDTH = 980;
+    private static final int WIDTH = 1040;
     private static final int TOP = 92;
     private static final int BAR = 11;
     private static final int GAP = 4;
@@ -23,8 +24,9 @@ final class SvgChart {
     private static final int NAME_X = 12;
     private static final int RATIO_X = 200;
     private static final int RATIO_WIDTH = 250;
-    private static final int LATENCY_X = 540;
-    private static final int LATENCY_WIDTH = 300;
+    private static final int LATENCY_X = 520;
+    private static final int LATENCY_WIDTH = 280;
+    private static final int LABEL_X = LATENCY_X + LATENCY_WIDTH + 8;
     /** The ratio axis runs from 0 to at least this, so that 1× sits in the middle when all ratios are small. */
     private static final double MIN_RATIO_SCALE = 2.0;
     private static final Map<String, String[]> COLORS = Map.of(
@@ -50,14 +52,15 @@ final class SvgChart {
                 ratioScale = Math.max(ratioScale, Math.ceil(ratio * 2) / 2);
             }
         }
+        LogScale latency = LogScale.of(results);
         StringBuilder rows = new StringBuilder();
         int y = TOP;
         for (ScenarioResult result : results) {
             int height = rowHeight(result);
-            rows.append(row(result, y, height, ratioScale));
+            rows.append(row(result, y, height, ratioScale, latency));
             y += height;
         }
-        int height = y + 40;
+        int height = y + 44;
         StringBuilder svg = new StringBuilder();
         svg.append(String.format(Locale.ROOT, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>%n"
                 + "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
@@ -68,11 +71,13 @@ final class SvgChart {
         svg.append(text(NAME_X, 22, "Baton beside Apache Curator", "font-size=\"16\" font-weight=\"bold\""));
         svg.append(text(NAME_X, 40, String.format(Locale.ROOT, "median round of %d × %,d ops per library; %s",
                 options.rounds(), options.ops(), serverDescription), "fill=\"#555555\""));
-        svg.append(text(RATIO_X, 70, "Baton ops/s vs Curator (paired turns; > 1× is faster)", "font-weight=\"bold\""));
-        svg.append(text(LATENCY_X, 70, "latency per op: p50 (dark), p99 (light)", "font-weight=\"bold\""));
+        svg.append(text(RATIO_X, 70, "Baton ops/s ÷ Curator's (> 1× is faster)", "font-weight=\"bold\""));
+        svg.append(text(LATENCY_X, 70, "latency per op, log scale: p50 (dark), p99 (light)",
+                "font-weight=\"bold\""));
         svg.append(legend(results));
         svg.append(rows);
         svg.append(axis(ratioScale, y));
+        svg.append(latency.axis(y));
         svg.append("</svg>\n");
         return svg.toString();
     }
@@ -82,9 +87,10 @@ final class SvgChart {
     }
 
     /** One scenario: its name, Baton's ratio to Curator, and every library's latencies. */
-    private static String row(ScenarioResult result, int y, int height, double ratioScale) {
+    private static String row(ScenarioResult result, int y, int height, double ratioScale, LogScale latency) {
         StringBuilder row = new StringBuilder();
-        row.append(String.format(Locale.ROOT, "  <g class=\"scenario\" data-scenario=\"%s\" transform=\"translate(0,%d)\">%n",
+        row.append(String.format(Locale.ROOT,
+                "  <g class=\"scenario\" data-scenario=\"%s\" transform=\"translate(0,%d)\">%n",
                 escape(result.scenario()), y));
         row.append("    <title>").append(escape(result.scenario() + ": " + result.description())).append("</title>\n");
         row.append(String.format(Locale.ROOT,
@@ -104,16 +110,12 @@ final class SvgChart {
             row.append(indent(text(RATIO_X + width + 6, middle, String.format(Locale.ROOT, "%.2f×", ratio), "")));
         }
 
-        long maxNanos = 1;
-        for (String library : result.libraries()) {
-            maxNanos = Math.max(maxNanos, result.median(library).p99Nanos());
-        }
         int ly = GAP + 3;
         for (String library : result.libraries()) {
             RunResult run = result.median(library);
             String[] colors = COLORS.getOrDefault(library, OTHER);
-            int p99 = scaled(run.p99Nanos(), maxNanos);
-            int p50 = scaled(run.p50Nanos(), maxNanos);
+            int p99 = latency.width(run.p99Nanos());
+            int p50 = latency.width(run.p50Nanos());
             row.append(String.format(Locale.ROOT, "    <g class=\"library\" data-library=\"%s\">%n", escape(library)));
             row.append(String.format(Locale.ROOT,
                     "      <rect class=\"p99\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\"/>%n",
@@ -121,8 +123,9 @@ final class SvgChart {
             row.append(String.format(Locale.ROOT,
                     "      <rect class=\"p50\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\"/>%n",
                     LATENCY_X, ly, p50, BAR, colors[0]));
-            row.append("      ").append(text(LATENCY_X + p99 + 6, ly + BAR - 1, String.format(Locale.ROOT,
-                    "%s  p50 %s  p99 %s", library, micros(run.p50Nanos()), micros(run.p99Nanos())), "font-size=\"11\""));
+            String label = String.format(Locale.ROOT, "%s  p50 %s  p99 %s", library, micros(run.p50Nanos()),
+                    micros(run.p99Nanos()));
+            row.append("      ").append(text(LABEL_X, ly + BAR - 1, label, "font-size=\"11\""));
             row.append("    </g>\n");
             ly += BAR + GAP;
         }
@@ -168,14 +171,66 @@ final class SvgChart {
         return 1 / result.pairedTimeRatio(Libraries.BATON, Libraries.CURATOR);
     }
 
-    private static int scaled(long nanos, long maxNanos) {
-        return Math.max(1, (int) Math.round((double) nanos / maxNanos * LATENCY_WIDTH));
+    /** Latency to bar length: whole decades from below the smallest p50 to above the largest p99. */
+    private record LogScale(double lowDecade, double highDecade) {
+
+        static LogScale of(List<ScenarioResult> results) {
+            long min = Long.MAX_VALUE;
+            long max = 1;
+            for (ScenarioResult result : results) {
+                for (String library : result.libraries()) {
+                    RunResult run = result.median(library);
+                    min = Math.min(min, Math.max(1, run.p50Nanos()));
+                    max = Math.max(max, run.p99Nanos());
+                }
+            }
+            double low = Math.floor(Math.log10(Math.min(min, max)));
+            double high = Math.ceil(Math.log10(max));
+            return new LogScale(low, Math.max(high, low + 1));
+        }
+
+        int width(long nanos) {
+            double at = (Math.log10(Math.max(1, nanos)) - lowDecade) / (highDecade - lowDecade);
+            return Math.max(1, (int) Math.round(Math.min(1, Math.max(0, at)) * LATENCY_WIDTH));
+        }
+
+        /** The latency axis below the rows, a tick and a label per decade. */
+        String axis(int bottom) {
+            StringBuilder axis = new StringBuilder();
+            axis.append(String.format(Locale.ROOT,
+                    "  <line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#333333\"/>%n",
+                    LATENCY_X, bottom, LATENCY_X + LATENCY_WIDTH, bottom));
+            for (double exponent = lowDecade; exponent <= highDecade; exponent++) {
+                int x = LATENCY_X + width((long) Math.pow(10, exponent));
+                if (exponent == lowDecade) {
+                    x = LATENCY_X;
+                }
+                axis.append(String.format(Locale.ROOT, "  <line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" "
+                        + "stroke=\"#333333\"/>%n", x, bottom, x, bottom + 4));
+                axis.append(text(x - 10, bottom + 16, decade(exponent), "font-size=\"11\""));
+            }
+            return axis.toString();
+        }
     }
 
+    /** A latency for a label: {@code 412 µs}, {@code 2.89 ms}, {@code 31.4 ms}, {@code 1.25 s}. */
     private static String micros(long nanos) {
         double micros = nanos / 1e3;
+        if (micros >= 1_000_000) {
+            return String.format(Locale.ROOT, "%.2f s", micros / 1e6);
+        }
         return micros >= 10_000 ? String.format(Locale.ROOT, "%.1f ms", micros / 1e3)
+                : micros >= 1_000 ? String.format(Locale.ROOT, "%.2f ms", micros / 1e3)
                 : String.format(Locale.ROOT, "%.0f µs", micros);
+    }
+
+    /** A power of ten nanoseconds for the axis: {@code 100 µs}, {@code 1 ms}, {@code 10 s}. */
+    private static String decade(double exponent) {
+        int e = (int) exponent;
+        String[] units = {"ns", "µs", "ms", "s"};
+        int unit = Math.min(Math.max(e, 0) / 3, units.length - 1);
+        long value = (long) Math.pow(10, e - unit * 3);
+        return value + " " + units[unit];
     }
 
     private static String text(int x, int y, String content, String attributes) {

@@ -38,7 +38,8 @@ final class AtomicCountersDemo implements Demo {
 
     @Override
     public List<String> aliases() {
-        return List.of("atomic-long", "atomic-integer", "counter", "DistributedAtomicLong", "DistributedAtomicInteger");
+        return List.of("atomic-long", "atomic-integer", "atomic-counter", "atomic-counters", "counter",
+                "DistributedAtomicLong", "DistributedAtomicInteger");
     }
 
     @Override

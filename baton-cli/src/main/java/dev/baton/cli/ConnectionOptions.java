@@ -125,8 +125,8 @@ final class ConnectionOptions {
             try {
                 return Files.readAllLines(file, UTF_8).stream().findFirst().orElse("");
             } catch (IOException e) {
-                throw new IllegalArgumentException(option + ": cannot read " + file + " (" + e.getClass().getSimpleName()
-                        + ")");
+                throw new IllegalArgumentException(option + ": cannot read " + file + " ("
+                        + e.getClass().getSimpleName() + ")");
             }
         }
         throw new IllegalArgumentException(option + " takes env:VAR or file:PATH, so the secret never shows on the "

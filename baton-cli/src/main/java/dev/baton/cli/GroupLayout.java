@@ -34,8 +34,8 @@ final class GroupLayout implements Layout {
         }
         Map<String, Object> facts = new LinkedHashMap<>();
         facts.put("members", members);
-        String summary = "group: " + ids.size() + (ids.size() == 1 ? " member (" : " members (") + String.join(", ", ids)
-                + ")";
+        String summary = "group: " + ids.size() + (ids.size() == 1 ? " member (" : " members (")
+                + String.join(", ", ids) + ")";
         return Optional.of(new Finding("group", summary, roles, facts, Set.of()));
     }
 }

@@ -31,7 +31,7 @@ final class GroupMemberDemo implements Demo {
 
     @Override
     public List<String> aliases() {
-        return List.of("group", "GroupMember");
+        return List.of("group", "GroupMember", "group-membership");
     }
 
     @Override

@@ -32,7 +32,7 @@ final class SharedCountDemo implements Demo {
 
     @Override
     public List<String> aliases() {
-        return List.of("SharedCount", "count");
+        return List.of("SharedCount", "count", "shared-counter");
     }
 
     @Override

@@ -207,6 +207,11 @@ class RecipeDemosTest {
                 "PersistentNode", "GroupMember", "PersistentWatcher", "rwlock")) {
             assertThat(Demos.find(alias)).as(alias).isPresent();
         }
+        // Case and punctuation do not matter.
+        assertThat(Demos.find("READ_WRITE_LOCK")).containsSame(Demos.find("read-write-lock").orElseThrow());
+        assertThat(Demos.find("distributed-atomic-long")).containsSame(Demos.find("atomic").orElseThrow());
+        assertThat(Demos.find("leaderlatch")).containsSame(Demos.find("leader-latch").orElseThrow());
+        assertThat(Demos.find("no-such-demo")).isEmpty();
     }
 
     private static Cli.Result demo(String name) {
