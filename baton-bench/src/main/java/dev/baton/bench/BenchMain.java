@@ -12,7 +12,8 @@ import org.apache.zookeeper.KeeperException;
 /**
  * The benchmark command: runs the chosen scenarios for Baton, Apache Curator and the bare ZooKeeper client on the
  * same server in the same JVM, and prints one markdown table per scenario (progress goes to standard error, the
- * report to standard output). See {@link BenchOptions#USAGE} or {@code --help} for the flags.
+ * report to standard output); with {@code --out} or {@code --chart} it also writes an SVG chart
+ * ({@link SvgChart}). See {@link BenchOptions#USAGE} or {@code --help} for the flags.
  *
  * <pre>{@code
  * baton-bench/run --ops 3000 --rounds 3 --out bench.md
@@ -51,11 +52,15 @@ public final class BenchMain {
             return;
         }
         try {
-            String report = run(options, scenarios, System.err);
-            System.out.print(report);
+            Report report = run(options, scenarios, System.err);
+            System.out.print(report.markdown());
             if (options.out() != null) {
-                write(options.out(), report);
+                write(options.out(), report.markdown());
                 System.err.println("report written to " + options.out());
+            }
+            if (options.chartFile() != null) {
+                write(options.chartFile(), report.svg());
+                System.err.println("chart written to " + options.chartFile());
             }
         } catch (KeeperException | IOException | RuntimeException e) {
             System.err.println("baton-bench: failed: " + e);
@@ -64,17 +69,22 @@ public final class BenchMain {
         }
     }
 
+    /** A run's results rendered: the markdown tables and the SVG chart. */
+    record Report(String markdown, String svg) {
+    }
+
     /**
      * Starts the server (unless {@link BenchOptions#connect()} names one), runs the scenarios and renders the
-     * report.
+     * report and the chart.
      */
-    static String run(BenchOptions options, List<Scenario> scenarios, PrintStream progress)
+    static Report run(BenchOptions options, List<Scenario> scenarios, PrintStream progress)
             throws KeeperException, InterruptedException {
         try (BenchServer server = (options.connect() == null ? BenchServer.embedded()
                 : BenchServer.external(options.connect())).withLatency(Duration.ofNanos(options.latencyNanos()))) {
             List<ScenarioResult> results = new BenchRunner(server, options, progress)
                     .run(scenarios, Libraries.create(options.libraries()));
-            return MarkdownReport.render(results, options, server.describe());
+            return new Report(MarkdownReport.render(results, options, server.describe()),
+                    SvgChart.render(results, options, server.describe()));
         }
     }
 

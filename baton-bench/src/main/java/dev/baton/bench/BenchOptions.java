@@ -21,12 +21,14 @@ import java.util.List;
  * @param connect an external server's connect string, or null for an embedded server
  * @param latencyNanos delay added to every chunk of bytes each way between the clients and the server, 0 for none
  * @param out a file to write the report to as well, or null
+ * @param chart a file to write the SVG chart to, or null for the report's file with {@code .svg} in place of its
+ *     extension (no chart when there is no {@code --out} either)
  * @param help print the usage and exit
  * @param list print the scenarios and exit
  */
 record BenchOptions(List<String> scenarios, List<String> libraries, int ops, int warmupOps, int warmupRounds,
         int rounds, int slice, long maxRunNanos, int inFlight, int dataBytes, String connect, long latencyNanos, Path out,
-        boolean help, boolean list) {
+        Path chart, boolean help, boolean list) {
 
     static final String USAGE = """
             Usage: baton-bench/run [options]
@@ -45,7 +47,9 @@ record BenchOptions(List<String> scenarios, List<String> libraries, int ops, int
               --latency MICROS     put a delay line in front of the server: every chunk of bytes arrives
                                    MICROS µs late, each way (a network round trip of 2 × MICROS), for
                                    every library alike (default 0: loopback only)
-              --out FILE           also write the markdown report to FILE
+              --out FILE           also write the markdown report to FILE, and an SVG chart of the
+                                   ratios and latencies beside it (FILE with .svg for its extension)
+              --chart FILE         write the SVG chart to FILE (default: beside --out)
               --list               list the scenarios and exit
               --help               print this and exit
             """;
@@ -72,6 +76,19 @@ record BenchOptions(List<String> scenarios, List<String> libraries, int ops, int
         }
     }
 
+    /**
+     * @return where to write the SVG chart: {@code --chart}, else {@code --out} with {@code .svg} for its extension,
+     *     else null (no chart)
+     */
+    Path chartFile() {
+        if (chart != null || out == null) {
+            return chart;
+        }
+        String name = out.getFileName().toString();
+        int dot = name.lastIndexOf('.');
+        return out.resolveSibling((dot > 0 ? name.substring(0, dot) : name) + ".svg");
+    }
+
     /** The defaults, as with no arguments. */
     static BenchOptions defaults() {
         return parse();
@@ -96,6 +113,7 @@ record BenchOptions(List<String> scenarios, List<String> libraries, int ops, int
         String connect = null;
         long latencyNanos = 0;
         Path out = null;
+        Path chart = null;
         boolean help = false;
         boolean list = false;
         List<String> queue = new ArrayList<>(Arrays.asList(args));
@@ -124,11 +142,12 @@ record BenchOptions(List<String> scenarios, List<String> libraries, int ops, int
                 case "--connect" -> connect = value(flag, inline, queue);
                 case "--latency" -> latencyNanos = integer(flag, value(flag, inline, queue)) * 1_000L;
                 case "--out" -> out = Path.of(value(flag, inline, queue));
+                case "--chart" -> chart = Path.of(value(flag, inline, queue));
                 default -> throw new IllegalArgumentException("unknown argument '" + arg + "'");
             }
         }
         return new BenchOptions(scenarios, libraries, ops, warmupOps == null ? ops : warmupOps, warmupRounds, rounds,
-                slice, maxRunNanos, inFlight, dataBytes, connect, latencyNanos, out, help, list);
+                slice, maxRunNanos, inFlight, dataBytes, connect, latencyNanos, out, chart, help, list);
     }
 
     private static String value(String flag, String inline, List<String> queue) {

@@ -47,6 +47,16 @@ class BenchOptionsTest {
     }
 
     @Test
+    void chartGoesBesideTheReportUnlessNamed() {
+        assertThat(BenchOptions.defaults().chartFile()).isNull();
+        assertThat(BenchOptions.parse("--out", "x/bench.md").chartFile()).isEqualTo(Path.of("x/bench.svg"));
+        assertThat(BenchOptions.parse("--out", "report").chartFile()).isEqualTo(Path.of("report.svg"));
+        assertThat(BenchOptions.parse("--out", "x/bench.md", "--chart", "docs/bench.svg").chartFile())
+                .isEqualTo(Path.of("docs/bench.svg"));
+        assertThat(BenchOptions.parse("--chart=c.svg").chartFile()).isEqualTo(Path.of("c.svg"));
+    }
+
+    @Test
     void badArgumentsAreNamed() {
         assertThatIllegalArgumentException().isThrownBy(() -> BenchOptions.parse("--ops", "0"))
                 .withMessageContaining("--ops");

@@ -86,6 +86,11 @@ public final class BatonCommand implements Callable<Integer> {
         return err;
     }
 
+    /** @return true if the output is the process's own and goes to a terminal (views may redraw the screen) */
+    boolean interactive() {
+        return out == System.out && System.console() != null;
+    }
+
     /** Reads the version from {@code version.properties}, which the build fills in. */
     static final class Version implements IVersionProvider {
         @Override

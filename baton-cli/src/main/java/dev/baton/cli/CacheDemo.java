@@ -2,12 +2,11 @@ package dev.baton.cli;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 
-import dev.baton.Baton;
 import dev.baton.BatonClient;
 import dev.baton.recipes.cache.BatonCache;
 import dev.baton.recipes.cache.BatonCacheListener;
-import dev.baton.retry.ExponentialBackoffRetry;
 import java.time.Duration;
+import java.util.List;
 
 /**
  * {@code baton demo cache}: one client edits a small configuration tree while a {@link BatonCache} on another
@@ -29,25 +28,20 @@ final class CacheDemo implements Demo {
     }
 
     @Override
+    public List<String> aliases() {
+        return List.of("BatonCache");
+    }
+
+    @Override
     public String description() {
         return "a BatonCache prints every change another client makes to a config tree";
     }
 
     @Override
     public void run(DemoContext ctx) throws Exception {
-        BatonClient editor = ctx.closeOnExit(Baton.newClient(ctx.connectString(), new ExponentialBackoffRetry(250, 5)));
-        BatonClient reader = ctx.closeOnExit(Baton.newClient(ctx.connectString(), new ExponentialBackoffRetry(250, 5)));
-        editor.start();
-        reader.start();
-        if (!editor.blockUntilConnected(DemoContext.AWAIT_TIMEOUT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS)
-                || !reader.blockUntilConnected(DemoContext.AWAIT_TIMEOUT.toSeconds(),
-                        java.util.concurrent.TimeUnit.SECONDS)) {
-            throw new DemoException("could not connect to " + ctx.connectString());
-        }
-        if (editor.checkExists().forPath(ROOT) != null) {
-            throw new DemoException(ROOT + " already exists on " + ctx.connectString()
-                    + " (left from an earlier run?); delete it and try again");
-        }
+        BatonClient editor = ctx.connect();
+        BatonClient reader = ctx.connect();
+        ctx.claim(editor, ROOT);
         set(ctx, editor, CONFIG + "/db", "postgres://db-1:5432", true);
         set(ctx, editor, CONFIG + "/cache", "redis://cache-1:6379", true);
 

@@ -2,9 +2,7 @@ package dev.baton.cli;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 
-import dev.baton.Baton;
 import dev.baton.BatonClient;
-import dev.baton.retry.ExponentialBackoffRetry;
 import dev.baton.state.ConnectionState;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
@@ -29,9 +27,6 @@ final class ClientDemo implements Demo {
     private static final String CACHE = ROOT + "/config/cache";
     private static final String MEMBERS = ROOT + "/members";
 
-    /** Longer than the outage, so the session outlives it. */
-    private static final Duration SESSION_TIMEOUT = Duration.ofSeconds(10);
-    private static final Duration CONNECTION_TIMEOUT = Duration.ofSeconds(5);
     private static final Duration STEP = Duration.ofMillis(1000);
     private static final Duration OUTAGE = Duration.ofSeconds(2);
 
@@ -50,8 +45,7 @@ final class ClientDemo implements Demo {
         Recorder<ConnectionState> states = new Recorder<>();
         Recorder<WatchedEvent> events = new Recorder<>();
 
-        BatonClient client = ctx.closeOnExit(Baton.newClient(ctx.connectString(), SESSION_TIMEOUT,
-                CONNECTION_TIMEOUT, new ExponentialBackoffRetry(250, 5)));
+        BatonClient client = ctx.newClient();
         AtomicLong firstSession = new AtomicLong();
         client.getConnectionStateListenable().addListener((c, state) -> {
             ctx.log("state", "%s", describe(c, state, firstSession));
@@ -59,15 +53,12 @@ final class ClientDemo implements Demo {
         });
 
         ctx.log("client", "connecting to %s (session timeout %ds)", ctx.connectString(),
-                SESSION_TIMEOUT.toSeconds());
+                DemoContext.SESSION_TIMEOUT.toSeconds());
         client.start();
         states.await(0, s -> s == ConnectionState.CONNECTED, DemoContext.AWAIT_TIMEOUT,
                 "a connection to " + ctx.connectString());
 
-        if (client.checkExists().forPath(ROOT) != null) {
-            throw new DemoException(ROOT + " already exists on " + ctx.connectString()
-                    + " (left from an earlier run?); delete it and try again");
-        }
+        ctx.claim(client, ROOT);
         createTree(ctx, client);
 
         client.watchers().add().withMode(AddWatchMode.PERSISTENT_RECURSIVE).usingWatcher(event -> {
@@ -103,7 +94,7 @@ final class ClientDemo implements Demo {
         if (ctx.ownsServer()) {
             outage(ctx, states);
             ctx.log("tree", "%s after the outage: same session, so the ephemeral members are still there", ROOT);
-            new TreePrinter(client).print(ROOT, Integer.MAX_VALUE).forEach(ctx::detail);
+            InspectView.read(client, ROOT, Integer.MAX_VALUE, InspectOptions.NONE).forEach(ctx::detail);
             ctx.pause(STEP);
             change(ctx, events, EventType.NodeDataChanged, CACHE, "set", () -> {
                 ctx.log("set", "%s = \"redis://cache-2:6379\" (the watch was re-set on reconnect)", CACHE);
@@ -114,7 +105,7 @@ final class ClientDemo implements Demo {
             ctx.log("server", "not stopping a server this demo did not start; run without --connect to see "
                     + "SUSPENDED and RECONNECTED");
             ctx.log("tree", "%s now:", ROOT);
-            new TreePrinter(client).print(ROOT, Integer.MAX_VALUE).forEach(ctx::detail);
+            InspectView.read(client, ROOT, Integer.MAX_VALUE, InspectOptions.NONE).forEach(ctx::detail);
         }
         ctx.pause(STEP);
 
@@ -159,7 +150,7 @@ final class ClientDemo implements Demo {
     private static void outage(DemoContext ctx, Recorder<ConnectionState> states) throws Exception {
         int mark = states.mark();
         ctx.log("server", "stopping the server; the session lives on for up to %ds without it",
-                SESSION_TIMEOUT.toSeconds());
+                DemoContext.SESSION_TIMEOUT.toSeconds());
         ctx.stopServer();
         states.await(mark, s -> s == ConnectionState.SUSPENDED, DemoContext.AWAIT_TIMEOUT, "SUSPENDED");
         ctx.pause(OUTAGE);

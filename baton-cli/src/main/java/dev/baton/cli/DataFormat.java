@@ -5,6 +5,7 @@ import java.nio.CharBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
+import java.util.OptionalLong;
 
 /** Shows node data in one short line. Stateless and thread-safe. */
 final class DataFormat {
@@ -16,11 +17,14 @@ final class DataFormat {
     }
 
     /**
-     * Describes node data: printable UTF-8 text in double quotes (escaped, cut after 60 characters), anything
-     * else as hex (the first 16 bytes) with its length.
+     * Describes node data: printable UTF-8 text in double quotes (escaped, cut after 60 characters); 4 or 8 other
+     * bytes as the big-endian number a counter stores there ({@code SharedCount} and
+     * {@code DistributedAtomicInteger} write 4 bytes, {@code DistributedAtomicLong} 8), with the bytes in hex;
+     * anything else as hex (the first 16 bytes) with its length.
      *
      * @param data the data; may be null
-     * @return {@code "(no data)"}, {@code "(empty)"}, {@code "\"text\""} or {@code "0x0000002a (4 bytes)"}
+     * @return {@code "(no data)"}, {@code "(empty)"}, {@code "\"text\""}, {@code "42 (4-byte int 0x0000002a)"},
+     *     {@code "42 (8-byte long 0x000000000000002a)"} or {@code "0x0a0b0c (3 bytes)"}
      */
     static String describe(byte[] data) {
         if (data == null) {
@@ -29,10 +33,23 @@ final class DataFormat {
         if (data.length == 0) {
             return "(empty)";
         }
-        String text = printableUtf8(data);
+        String text = text(data);
         if (text != null) {
             return quote(text);
         }
+        OptionalLong counter = counter(data);
+        if (counter.isPresent()) {
+            return counter.getAsLong() + " (" + data.length + "-byte " + (data.length == 4 ? "int " : "long ")
+                    + hex(data) + ")";
+        }
+        return hex(data) + " (" + data.length + (data.length == 1 ? " byte)" : " bytes)");
+    }
+
+    /**
+     * @param data node data
+     * @return {@code 0x} and the first 16 bytes in hex, {@code ...} after them if there are more
+     */
+    static String hex(byte[] data) {
         StringBuilder hex = new StringBuilder("0x");
         for (int i = 0; i < Math.min(data.length, MAX_HEX_BYTES); i++) {
             hex.append(String.format("%02x", data[i]));
@@ -40,11 +57,32 @@ final class DataFormat {
         if (data.length > MAX_HEX_BYTES) {
             hex.append("...");
         }
-        return hex.append(" (").append(data.length).append(data.length == 1 ? " byte)" : " bytes)").toString();
+        return hex.toString();
     }
 
-    /** The text, or null if the bytes are not valid UTF-8 or hold control characters other than tab/newline. */
-    private static String printableUtf8(byte[] data) {
+    /**
+     * Reads the number a counter stores, if the data looks like one: exactly 4 or 8 bytes that are not text.
+     *
+     * @param data node data
+     * @return the big-endian int (4 bytes) or long (8 bytes), or empty
+     */
+    static OptionalLong counter(byte[] data) {
+        if (data == null || (data.length != 4 && data.length != 8) || text(data) != null) {
+            return OptionalLong.empty();
+        }
+        ByteBuffer buffer = ByteBuffer.wrap(data);
+        return OptionalLong.of(data.length == 4 ? buffer.getInt() : buffer.getLong());
+    }
+
+    /**
+     * @param data node data
+     * @return the data as text if it is valid UTF-8 without control characters other than tab and newlines
+     *     ({@code ""} for empty data), or null
+     */
+    static String text(byte[] data) {
+        if (data == null) {
+            return null;
+        }
         CharBuffer chars;
         try {
             chars = StandardCharsets.UTF_8.newDecoder()

@@ -1,5 +1,7 @@
 package dev.baton.cli;
 
+import java.util.List;
+
 /**
  * One scenario that {@code baton demo <name>} can run. A recipe's demo is one class implementing this and one
  * entry in {@link Demos#ALL}.
@@ -17,6 +19,15 @@ interface Demo {
      * @return a short lower-case name, such as {@code "client"} or {@code "leader-latch"}
      */
     String name();
+
+    /**
+     * Other names {@code baton demo} accepts for this demo, such as the recipe's class name.
+     *
+     * @return the aliases, compared ignoring case; none by default
+     */
+    default List<String> aliases() {
+        return List.of();
+    }
 
     /**
      * A one-line description for {@code baton demo --list}.

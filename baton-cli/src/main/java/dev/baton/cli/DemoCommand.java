@@ -6,6 +6,7 @@ import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -15,8 +16,8 @@ import picocli.CommandLine.Spec;
 /**
  * {@code baton demo [<recipe>] [--connect host:port] [--speed factor] [--list]}: runs one {@link Demo} from
  * {@link Demos} against an embedded ZooKeeper (started and always closed here) or the server given with
- * {@code --connect}. Exit codes: 0 when the demo ran to its end, 1 when it failed, 2 for an unknown demo or a
- * bad option.
+ * {@code --connect}, with the {@link ConnectionOptions} for namespace, authentication and TLS. Exit codes: 0 when
+ * the demo ran to its end, 1 when it failed, 2 for an unknown demo or a bad option.
  */
 @Command(name = "demo",
         sortOptions = false,
@@ -34,9 +35,8 @@ final class DemoCommand implements Callable<Integer> {
             description = "The demo to run (default: ${DEFAULT-VALUE}); --list shows them all.")
     private String recipe;
 
-    @Option(names = "--connect", paramLabel = "host:port",
-            description = "Use this ZooKeeper server instead of an embedded one (no outage is staged).")
-    private String connect;
+    @Mixin
+    private ConnectionOptions connection;
 
     @Option(names = "--speed", paramLabel = "factor", defaultValue = "1",
             description = "Pacing: 2 runs the show twice as fast, 0.5 half as fast (default: ${DEFAULT-VALUE}).")
@@ -65,6 +65,12 @@ final class DemoCommand implements Callable<Integer> {
             Demos.printList(out);
             return CommandLine.ExitCode.OK;
         }
+        ClientSettings settings;
+        try {
+            settings = connection.settings(System::getenv);
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+        }
         Optional<Demo> found = Demos.find(recipe);
         if (found.isEmpty()) {
             err.println("baton demo: no demo named '" + recipe + "'");
@@ -75,7 +81,7 @@ final class DemoCommand implements Callable<Integer> {
         out.println("baton demo " + demo.name() + ": " + demo.description());
         DemoContext ctx;
         try {
-            ctx = DemoContext.open(out, connect, speed);
+            ctx = DemoContext.open(out, connection.connect, settings, speed);
         } catch (RuntimeException e) {
             err.println("baton demo: cannot start an embedded ZooKeeper: " + e.getMessage());
             return CommandLine.ExitCode.SOFTWARE;

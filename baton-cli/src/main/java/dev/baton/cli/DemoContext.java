@@ -1,13 +1,24 @@
 package dev.baton.cli;
 
+import dev.baton.BatonClient;
 import dev.baton.testing.EmbeddedZooKeeper;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.Locale;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.Watcher.Event.KeeperState;
+import org.apache.zookeeper.ZooKeeper;
+import org.apache.zookeeper.client.ConnectStringParser;
+import org.apache.zookeeper.client.StaticHostProvider;
+import org.apache.zookeeper.client.ZKClientConfig;
 
 /**
  * What a {@link Demo} runs against: the server (an embedded one it may stop and restart, or one given with
@@ -22,6 +33,10 @@ final class DemoContext implements AutoCloseable {
 
     /** How long a demo waits for something it expects (a connection, an event) before giving up. */
     static final Duration AWAIT_TIMEOUT = Duration.ofSeconds(30);
+    /** The session timeout of {@link #connect()}'s clients: longer than the embedded server's outages. */
+    static final Duration SESSION_TIMEOUT = Duration.ofSeconds(10);
+    /** The connection timeout of {@link #connect()}'s clients. */
+    static final Duration CONNECTION_TIMEOUT = Duration.ofSeconds(5);
 
     private static final int TAG_WIDTH = 7;
     /** Column where messages start: the timestamp ({@code "%7.2fs"}), two spaces, the tag and a space. */
@@ -32,15 +47,17 @@ final class DemoContext implements AutoCloseable {
     private final long startNanos;
     private final EmbeddedZooKeeper server;
     private final String connectString;
+    private final ClientSettings settings;
     private final Deque<AutoCloseable> resources = new ArrayDeque<>();
 
     private DemoContext(PrintStream out, double speed, long startNanos, EmbeddedZooKeeper server,
-            String connectString) {
+            String connectString, ClientSettings settings) {
         this.out = out;
         this.speed = speed;
         this.startNanos = startNanos;
         this.server = server;
         this.connectString = connectString;
+        this.settings = settings;
     }
 
     /**
@@ -48,19 +65,21 @@ final class DemoContext implements AutoCloseable {
      *
      * @param out where the demo prints
      * @param connectString the server to use, or null to start an embedded one
+     * @param settings namespace, authentication and TLS of the demo's clients
      * @param speed pacing factor, positive: 2 makes every {@link #pause} half as long
      * @return the context, its clock started
      * @throws IllegalArgumentException if {@code speed} is not positive
      */
-    static DemoContext open(PrintStream out, String connectString, double speed) {
+    static DemoContext open(PrintStream out, String connectString, ClientSettings settings, double speed) {
         Objects.requireNonNull(out, "out");
+        Objects.requireNonNull(settings, "settings");
         if (!(speed > 0) || Double.isInfinite(speed)) {
             throw new IllegalArgumentException("speed must be a positive number: " + speed);
         }
         long start = System.nanoTime();
         if (connectString != null) {
-            DemoContext ctx = new DemoContext(out, speed, start, null, connectString);
-            ctx.log("server", "using %s (--connect): no outage in this run", connectString);
+            DemoContext ctx = new DemoContext(out, speed, start, null, connectString, settings);
+            ctx.log("server", "using %s%s (--connect): no outage in this run", connectString, settings.describe());
             return ctx;
         }
         EmbeddedZooKeeper zk = new EmbeddedZooKeeper();
@@ -70,9 +89,140 @@ final class DemoContext implements AutoCloseable {
             zk.close();
             throw e;
         }
-        DemoContext ctx = new DemoContext(out, speed, start, zk, zk.connectString());
-        ctx.log("server", "embedded ZooKeeper listening on %s", zk.connectString());
+        DemoContext ctx = new DemoContext(out, speed, start, zk, zk.connectString(), settings);
+        ctx.log("server", "embedded ZooKeeper listening on %s%s", zk.connectString(), settings.describe());
         return ctx;
+    }
+
+    /**
+     * Makes a client with the command's settings ({@code --namespace}, {@code --auth}, TLS) and a
+     * {@link #SESSION_TIMEOUT} session, registered to {@link #closeOnExit close} at the end; not started.
+     *
+     * @return the client
+     */
+    BatonClient newClient() {
+        return closeOnExit(settings.builder(connectString, SESSION_TIMEOUT, CONNECTION_TIMEOUT).build());
+    }
+
+    /**
+     * {@link #newClient()}, started, once connected.
+     *
+     * @return the started, connected client
+     * @throws DemoException if it does not connect within {@link #AWAIT_TIMEOUT}
+     * @throws InterruptedException if interrupted
+     */
+    BatonClient connect() throws DemoException, InterruptedException {
+        BatonClient client = newClient();
+        client.start();
+        if (!client.blockUntilConnected(AWAIT_TIMEOUT.toSeconds(), TimeUnit.SECONDS)) {
+            throw new DemoException("could not connect to " + connectString + " within " + AWAIT_TIMEOUT.toSeconds()
+                    + "s");
+        }
+        return client;
+    }
+
+    /**
+     * Makes sure the demo's path is not in use, and deletes it with everything below when the demo ends (before
+     * the clients opened so far close, after everything registered later).
+     *
+     * @param client a connected client
+     * @param root the demo's top node
+     * @throws DemoException if the node exists (left from an earlier run, or someone else's)
+     * @throws KeeperException if the check fails
+     * @throws InterruptedException if interrupted
+     */
+    void claim(BatonClient client, String root) throws DemoException, KeeperException, InterruptedException {
+        if (client.checkExists().forPath(root) != null) {
+            throw new DemoException(root + " already exists on " + connectString
+                    + " (left from an earlier run?); delete it and try again");
+        }
+        closeOnExit(() -> client.delete().quietly().deletingChildrenIfNeeded().forPath(root));
+    }
+
+    /** A step of a demo that may fail. */
+    @FunctionalInterface
+    interface Step {
+        /**
+         * Runs the step.
+         *
+         * @throws Exception if it fails
+         */
+        void run() throws Exception;
+    }
+
+    /**
+     * Runs a participant's steps on a thread of its own (a daemon thread named {@code demo-<name>}), for the
+     * blocking forms of the recipes.
+     *
+     * @param name the participant, for the thread's name
+     * @param step what it does
+     * @return completes when the steps are done, or with their failure
+     */
+    static CompletableFuture<Void> background(String name, Step step) {
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        Thread thread = new Thread(() -> {
+            try {
+                step.run();
+                done.complete(null);
+            } catch (Throwable e) {
+                done.completeExceptionally(e);
+            }
+        }, "demo-" + name);
+        thread.setDaemon(true);
+        thread.start();
+        return done;
+    }
+
+    /**
+     * Prints what {@code baton inspect} would show for a path right now, under the last log line.
+     *
+     * @param client a connected client
+     * @param path the node
+     * @param options facts the server does not store, such as a semaphore's {@code maxLeases}
+     * @throws KeeperException if the read fails
+     * @throws InterruptedException if interrupted
+     */
+    void inspect(BatonClient client, String path, InspectOptions options) throws KeeperException,
+            InterruptedException {
+        InspectView.read(client, path, 1, options).forEach(this::detail);
+    }
+
+    /**
+     * Ends a client's session on the server, as a long pause would: a second handle joins the session and closes
+     * it. Works on any server, embedded or not. The client learns of it ({@code LOST}) when it next hears from the
+     * server, and opens a new session.
+     *
+     * @param client the client whose session to end
+     * @throws DemoException if the second handle cannot join the session
+     * @throws InterruptedException if interrupted
+     */
+    void expireSession(BatonClient client) throws DemoException, InterruptedException {
+        ZooKeeper zk = client.getZooKeeper();
+        CountDownLatch joined = new CountDownLatch(1);
+        ZooKeeper twin;
+        try {
+            Watcher watcher = event -> {
+                if (event.getState() == KeeperState.SyncConnected) {
+                    joined.countDown();
+                }
+            };
+            int timeout = (int) SESSION_TIMEOUT.toMillis();
+            ZKClientConfig tls = settings.zkClientConfig();
+            twin = tls == null
+                    ? new ZooKeeper(connectString, timeout, watcher, zk.getSessionId(), zk.getSessionPasswd())
+                    : new ZooKeeper(connectString, timeout, watcher, zk.getSessionId(), zk.getSessionPasswd(), false,
+                            new StaticHostProvider(new ConnectStringParser(connectString).getServerAddresses()), tls);
+        } catch (IOException e) {
+            throw new DemoException("could not open a second handle on " + connectString + ": " + e.getMessage());
+        }
+        try {
+            if (!joined.await(AWAIT_TIMEOUT.toSeconds(), TimeUnit.SECONDS)) {
+                throw new DemoException("a second handle could not join session 0x"
+                        + Long.toHexString(zk.getSessionId()));
+            }
+        } finally {
+            twin.close();
+        }
     }
 
     /** @return the connect string of the server the demo uses */

@@ -2,6 +2,7 @@ package dev.baton.cli;
 
 import java.io.PrintStream;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 
 /** The registry of demos {@code baton demo} knows. Immutable and thread-safe. */
@@ -14,6 +15,15 @@ final class Demos {
             new LeaderSelectorDemo(),
             new CacheDemo(),
             new DoubleBarrierDemo(),
+            new BarrierDemo(),
+            new SharedCountDemo(),
+            new AtomicCountersDemo(),
+            new PersistentNodeDemo(),
+            new GroupMemberDemo(),
+            new PersistentWatcherDemo(),
+            new ReadWriteLockDemo(),
+            new SemaphoreMutexDemo(),
+            new MultiLockDemo(),
             new LockDemo(),
             new SemaphoreDemo(),
             new DiscoveryDemo());
@@ -25,13 +35,21 @@ final class Demos {
     }
 
     /**
-     * Finds a demo by name.
+     * Finds a demo by name or alias, ignoring case and punctuation: {@code read-write-lock},
+     * {@code ReadWriteLock} and {@code InterProcessReadWriteLock} all find the read-write lock's demo.
      *
-     * @param name the name, compared ignoring case
+     * @param name the name
      * @return the demo, or empty if there is none by that name
      */
     static Optional<Demo> find(String name) {
-        return ALL.stream().filter(d -> d.name().equalsIgnoreCase(name)).findFirst();
+        String wanted = normalize(name);
+        return ALL.stream().filter(d -> normalize(d.name()).equals(wanted)
+                || d.aliases().stream().anyMatch(a -> normalize(a).equals(wanted))).findFirst();
+    }
+
+    /** Lower case letters and digits only. */
+    private static String normalize(String name) {
+        return name.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9]", "");
     }
 
     /**

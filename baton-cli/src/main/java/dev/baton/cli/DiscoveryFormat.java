@@ -18,6 +18,14 @@ final class DiscoveryFormat {
      *         the data is not a registration
      */
     static Optional<String> describe(byte[] data) {
+        return instance(data).map(DiscoveryFormat::describe);
+    }
+
+    /**
+     * @param data a node's data; may be null
+     * @return the registration the data holds, or empty if it is not one
+     */
+    static Optional<ServiceInstance<Object>> instance(byte[] data) {
         if (data == null || data.length < 2 || data[0] != '{') {
             return Optional.empty();
         }
@@ -25,12 +33,14 @@ final class DiscoveryFormat {
         if (!text.contains("\"registrationTimeUTC\"") || !text.contains("\"serviceType\"")) {
             return Optional.empty();
         }
-        ServiceInstance<Object> instance;
         try {
-            instance = JSON.deserialize(data);
+            return Optional.of(JSON.deserialize(data));
         } catch (IllegalArgumentException e) {
             return Optional.empty();
         }
+    }
+
+    private static String describe(ServiceInstance<Object> instance) {
         StringBuilder line = new StringBuilder("instance ").append(instance.getName()).append('/')
                 .append(instance.getId()).append(" at ").append(instance.getAddress());
         if (instance.getPort() != null) {
@@ -46,6 +56,6 @@ final class DiscoveryFormat {
         if (instance.getPayload() != null) {
             line.append(" payload ").append(instance.getPayload());
         }
-        return Optional.of(line.toString());
+        return line.toString();
     }
 }

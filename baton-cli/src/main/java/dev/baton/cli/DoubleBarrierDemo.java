@@ -1,9 +1,7 @@
 package dev.baton.cli;
 
-import dev.baton.Baton;
 import dev.baton.BatonClient;
 import dev.baton.recipes.barriers.DistributedDoubleBarrier;
-import dev.baton.retry.ExponentialBackoffRetry;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -34,6 +32,11 @@ final class DoubleBarrierDemo implements Demo {
     }
 
     @Override
+    public List<String> aliases() {
+        return List.of("DistributedDoubleBarrier", "horse-race");
+    }
+
+    @Override
     public String description() {
         return "a horse race: 5 clients enter and leave a double barrier together, round after round";
     }
@@ -42,18 +45,9 @@ final class DoubleBarrierDemo implements Demo {
     public void run(DemoContext ctx) throws Exception {
         List<BatonClient> clients = new ArrayList<>();
         for (int i = 0; i < HORSES; i++) {
-            BatonClient client = ctx.closeOnExit(Baton.newClient(ctx.connectString(), Duration.ofSeconds(10),
-                    Duration.ofSeconds(5), new ExponentialBackoffRetry(100, 3)));
-            client.start();
-            if (!client.blockUntilConnected(DemoContext.AWAIT_TIMEOUT.toSeconds(), TimeUnit.SECONDS)) {
-                throw new DemoException("no connection to " + ctx.connectString());
-            }
-            clients.add(client);
+            clients.add(ctx.connect());
         }
-        if (clients.get(0).checkExists().forPath(ROOT) != null) {
-            throw new DemoException(ROOT + " already exists on " + ctx.connectString()
-                    + " (left from an earlier run?); delete it and try again");
-        }
+        ctx.claim(clients.get(0), ROOT);
         ctx.log("race", "%d horses, first to %d steps; the gate is %s/gate, round N is %s/round-N", HORSES,
                 FINISH, ROOT, ROOT);
         AtomicIntegerArray positions = new AtomicIntegerArray(HORSES);
@@ -83,7 +77,6 @@ final class DoubleBarrierDemo implements Demo {
         } finally {
             pool.shutdownNow();
         }
-        clients.get(0).delete().deletingChildrenIfNeeded().quietly().forPath(ROOT);
     }
 
     /** One horse's race; returns the number of rounds it ran. */

@@ -2,13 +2,11 @@ package dev.baton.cli;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 
-import dev.baton.Baton;
 import dev.baton.BatonClient;
 import dev.baton.internal.BatonPaths;
 import dev.baton.recipes.leader.LeaderLatch;
 import dev.baton.recipes.leader.LeaderLatchListener;
 import dev.baton.recipes.leader.Participant;
-import dev.baton.retry.ExponentialBackoffRetry;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -16,7 +14,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.OptionalLong;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.apache.zookeeper.AddWatchMode;
 import org.apache.zookeeper.KeeperException;
@@ -40,8 +37,6 @@ final class LeaderLatchDemo implements Demo {
     static final String LATCH_PATH = "/demo-leader-latch";
     static final int PARTICIPANTS = 10;
     private static final String NODE_NAME = "latch-";
-    private static final Duration SESSION_TIMEOUT = Duration.ofSeconds(10);
-    private static final Duration CONNECTION_TIMEOUT = Duration.ofSeconds(5);
     /** Time between hand-overs at speed 1: nine hand-overs fit in about fifteen seconds. */
     private static final Duration STEP = Duration.ofMillis(1500);
     /** The hand-overs stop after this long (not scaled by the speed), even if some participant has not led. */
@@ -57,6 +52,11 @@ final class LeaderLatchDemo implements Demo {
     }
 
     @Override
+    public List<String> aliases() {
+        return List.of("LeaderLatch");
+    }
+
+    @Override
     public String description() {
         return "10 LeaderLatch participants; the leader is closed every few seconds and the next takes over";
     }
@@ -65,23 +65,13 @@ final class LeaderLatchDemo implements Demo {
     public void run(DemoContext ctx) throws Exception {
         List<BatonClient> clients = new ArrayList<>();
         for (int i = 0; i < PARTICIPANTS; i++) {
-            clients.add(ctx.closeOnExit(newClient(ctx)));
+            clients.add(ctx.connect());
         }
-        BatonClient viewer = ctx.closeOnExit(newClient(ctx));
-        clients.forEach(BatonClient::start);
-        viewer.start();
-        for (BatonClient client : clients) {
-            requireConnected(ctx, client);
-        }
-        requireConnected(ctx, viewer);
+        BatonClient viewer = ctx.connect();
         ctx.log("client", "client1..client%d connected, each with its own session (timeout %ds)", PARTICIPANTS,
-                SESSION_TIMEOUT.toSeconds());
-        if (viewer.checkExists().forPath(LATCH_PATH) != null) {
-            throw new DemoException(LATCH_PATH + " already exists on " + ctx.connectString()
-                    + " (left from an earlier run?); delete it and try again");
-        }
-        // Registered after the clients, so it runs before they close and after the latches have closed.
-        ctx.closeOnExit(() -> viewer.delete().quietly().deletingChildrenIfNeeded().forPath(LATCH_PATH));
+                DemoContext.SESSION_TIMEOUT.toSeconds());
+        // Registered after the clients, so the path goes before they close and after the latches have closed.
+        ctx.claim(viewer, LATCH_PATH);
 
         Recorder<String> created = new Recorder<>();
         viewer.watchers().add().withMode(AddWatchMode.PERSISTENT_RECURSIVE).usingWatcher((WatchedEvent e) -> {
@@ -128,17 +118,6 @@ final class LeaderLatchDemo implements Demo {
         List<String> left = viewer.getChildren().forPath(LATCH_PATH);
         viewer.delete().quietly().deletingChildrenIfNeeded().forPath(LATCH_PATH);
         ctx.log("clean", "%d latch nodes were left; %s deleted", left.size(), LATCH_PATH);
-    }
-
-    private static BatonClient newClient(DemoContext ctx) {
-        return Baton.newClient(ctx.connectString(), SESSION_TIMEOUT, CONNECTION_TIMEOUT,
-                new ExponentialBackoffRetry(250, 5));
-    }
-
-    private static void requireConnected(DemoContext ctx, BatonClient client) throws Exception {
-        if (!client.blockUntilConnected(DemoContext.AWAIT_TIMEOUT.toSeconds(), TimeUnit.SECONDS)) {
-            throw new DemoException("could not connect to " + ctx.connectString());
-        }
     }
 
     private static LeaderLatch newLatch(DemoContext ctx, BatonClient client, int index, Recorder<Lead> leads) {

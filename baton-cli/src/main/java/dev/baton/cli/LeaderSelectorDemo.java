@@ -2,13 +2,11 @@ package dev.baton.cli;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 
-import dev.baton.Baton;
 import dev.baton.BatonClient;
 import dev.baton.internal.BatonPaths;
 import dev.baton.recipes.leader.LeaderSelector;
 import dev.baton.recipes.leader.LeaderSelectorListenerAdapter;
 import dev.baton.recipes.leader.Participant;
-import dev.baton.retry.ExponentialBackoffRetry;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -36,14 +34,17 @@ final class LeaderSelectorDemo implements Demo {
     static final int PARTICIPANTS = 3;
     static final int TURNS = 10;
     private static final String NODE_NAME = "lock-";
-    private static final Duration SESSION_TIMEOUT = Duration.ofSeconds(10);
-    private static final Duration CONNECTION_TIMEOUT = Duration.ofSeconds(5);
     /** The "work" of one turn at speed 1. */
     private static final Duration WORK = Duration.ofSeconds(2);
 
     @Override
     public String name() {
         return "leader-selector";
+    }
+
+    @Override
+    public List<String> aliases() {
+        return List.of("LeaderSelector");
     }
 
     @Override
@@ -55,23 +56,12 @@ final class LeaderSelectorDemo implements Demo {
     public void run(DemoContext ctx) throws Exception {
         List<BatonClient> clients = new ArrayList<>();
         for (int i = 0; i < PARTICIPANTS; i++) {
-            clients.add(ctx.closeOnExit(Baton.newClient(ctx.connectString(), SESSION_TIMEOUT, CONNECTION_TIMEOUT,
-                    new ExponentialBackoffRetry(250, 5))));
-        }
-        clients.forEach(BatonClient::start);
-        for (BatonClient client : clients) {
-            if (!client.blockUntilConnected(DemoContext.AWAIT_TIMEOUT.toSeconds(), TimeUnit.SECONDS)) {
-                throw new DemoException("could not connect to " + ctx.connectString());
-            }
+            clients.add(ctx.connect());
         }
         BatonClient viewer = clients.get(0);
         ctx.log("client", "#0, #1, #2 connected, each with its own session");
-        if (viewer.checkExists().forPath(LEADER_PATH) != null) {
-            throw new DemoException(LEADER_PATH + " already exists on " + ctx.connectString()
-                    + " (left from an earlier run?); delete it and try again");
-        }
-        // Runs after the selectors have closed (resources close newest first), before the clients do.
-        ctx.closeOnExit(() -> viewer.delete().quietly().deletingChildrenIfNeeded().forPath(LEADER_PATH));
+        // The path goes after the selectors have closed (resources close newest first), before the clients do.
+        ctx.claim(viewer, LEADER_PATH);
 
         Recorder<String> created = new Recorder<>();
         viewer.watchers().add().withMode(AddWatchMode.PERSISTENT_RECURSIVE).usingWatcher((WatchedEvent e) -> {

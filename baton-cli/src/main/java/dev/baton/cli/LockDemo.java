@@ -1,16 +1,13 @@
 package dev.baton.cli;
 
-import dev.baton.Baton;
 import dev.baton.BatonClient;
 import dev.baton.recipes.locks.HoldState;
 import dev.baton.recipes.locks.InterProcessMutex;
-import dev.baton.retry.ExponentialBackoffRetry;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import org.apache.zookeeper.ZooKeeper;
 
 /**
  * {@code baton demo lock}: three workers increment a shared in-memory counter guarded by an
@@ -22,7 +19,6 @@ final class LockDemo implements Demo {
     static final String PATH = "/demo-lock";
     private static final String[] WORKERS = {"alice", "bob", "carol"};
     private static final int ROUNDS = 2;
-    private static final Duration SESSION_TIMEOUT = Duration.ofSeconds(10);
     private static final Duration STEP = Duration.ofMillis(300);
 
     /** The protected resource: remembers the highest token it has seen and refuses older ones. */
@@ -50,6 +46,11 @@ final class LockDemo implements Demo {
     }
 
     @Override
+    public List<String> aliases() {
+        return List.of("mutex", "InterProcessMutex");
+    }
+
+    @Override
     public String description() {
         return "workers increment a counter under a mutex and its fencing token; a stale holder is refused";
     }
@@ -61,12 +62,7 @@ final class LockDemo implements Demo {
         List<BatonClient> clients = new ArrayList<>();
         Recorder<HoldState> aliceStates = new Recorder<>();
         for (String worker : WORKERS) {
-            BatonClient client = ctx.closeOnExit(Baton.newClient(ctx.connectString(), SESSION_TIMEOUT,
-                    Duration.ofSeconds(5), new ExponentialBackoffRetry(250, 5)));
-            client.start();
-            if (!client.blockUntilConnected(30, TimeUnit.SECONDS)) {
-                throw new DemoException("could not connect to " + ctx.connectString());
-            }
+            BatonClient client = ctx.connect();
             clients.add(client);
             InterProcessMutex lock = new InterProcessMutex(client, PATH);
             lock.getHoldListenable().addListener((hold, state) -> {
@@ -77,6 +73,7 @@ final class LockDemo implements Demo {
             });
             locks.add(lock);
         }
+        ctx.claim(clients.get(1), PATH); // bob's client: alice's session is ended below
         ctx.log("lock", "%d workers, %d rounds each, counter guarded by %s", WORKERS.length, ROUNDS, PATH);
 
         List<CompletableFuture<Void>> runs = new ArrayList<>();
@@ -116,7 +113,7 @@ final class LockDemo implements Demo {
         int read = counter.read();
         ctx.log("acquire", "alice holds the lock (token %d), reads %d, then pauses (a long GC, say)", staleToken,
                 read);
-        expireSession(ctx, clients.get(0));
+        ctx.expireSession(clients.get(0));
         ctx.log("expire", "the server ends alice's session while she is paused");
         bob.acquire();
         long bobToken = bob.fencingToken().getAsLong();
@@ -133,21 +130,6 @@ final class LockDemo implements Demo {
         ctx.log("counter", "%d", counter.read());
         if (aliceOk || !bobOk || alice.isAcquiredInThisProcess()) {
             throw new DemoException("the stale holder was not refused");
-        }
-    }
-
-    /** Ends a client's session on the server: a second handle on the same session closes it. */
-    private static void expireSession(DemoContext ctx, BatonClient client) throws Exception {
-        ZooKeeper zk = client.getZooKeeper();
-        ZooKeeper twin = new ZooKeeper(ctx.connectString(), (int) SESSION_TIMEOUT.toMillis(), event -> {
-        }, zk.getSessionId(), zk.getSessionPasswd());
-        try {
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while (!twin.getState().isConnected() && System.nanoTime() < deadline) {
-                Thread.onSpinWait();
-            }
-        } finally {
-            twin.close();
         }
     }
 }

@@ -1,10 +1,8 @@
 package dev.baton.cli;
 
-import dev.baton.Baton;
 import dev.baton.BatonClient;
 import dev.baton.recipes.locks.InterProcessSemaphoreV2;
 import dev.baton.recipes.locks.Lease;
-import dev.baton.retry.ExponentialBackoffRetry;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -30,18 +28,19 @@ final class SemaphoreDemo implements Demo {
     }
 
     @Override
+    public List<String> aliases() {
+        return List.of("InterProcessSemaphoreV2");
+    }
+
+    @Override
     public String description() {
         return "five workers share two leases, waiting without threads; a timed acquire gives up";
     }
 
     @Override
     public void run(DemoContext ctx) throws Exception {
-        BatonClient client = ctx.closeOnExit(Baton.newClient(ctx.connectString(), new ExponentialBackoffRetry(250,
-                5)));
-        client.start();
-        if (!client.blockUntilConnected(30, TimeUnit.SECONDS)) {
-            throw new DemoException("could not connect to " + ctx.connectString());
-        }
+        BatonClient client = ctx.connect();
+        ctx.claim(client, PATH);
         InterProcessSemaphoreV2 semaphore = new InterProcessSemaphoreV2(client, PATH, LEASES);
         ctx.log("sem", "%d leases at %s, %d workers", LEASES, PATH, WORKERS.length);
         AtomicInteger out = new AtomicInteger();

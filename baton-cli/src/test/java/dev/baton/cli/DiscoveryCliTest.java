@@ -59,7 +59,13 @@ class DiscoveryCliTest {
                 assertThat(result.exitCode()).as(result.toString()).isZero();
                 assertThat(result.out()).contains(
                         "instance orders/o1 at 10.0.0.7:8080 DYNAMIC enabled uri http://10.0.0.7:8080 payload {zone=a}",
-                        "instance orders/o2 at 10.0.0.8:8080 DYNAMIC DISABLED");
+                        "instance orders/o2 at 10.0.0.8:8080 DYNAMIC DISABLED",
+                        "[service orders: 2 instances, 1 enabled]");
+
+                Cli.Result json = baton("inspect", "/services/orders", "--json", "--connect", zk.connectString());
+                assertThat(json.exitCode()).as(json.toString()).isZero();
+                assertThat(json.out()).contains("\"type\": \"discovery-service\"", "\"id\": \"o1\"",
+                        "\"uri\": \"http://10.0.0.7:8080\"", "\"enabled\": false");
             }
         }
     }

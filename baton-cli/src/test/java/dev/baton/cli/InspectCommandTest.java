@@ -54,7 +54,7 @@ class InspectCommandTest {
         assertThat(result.exitCode()).as(result.toString()).isZero();
         List<String> lines = result.outLines();
         assertThat(lines).hasSize(4);
-        assertThat(lines.get(0)).startsWith("/election");
+        assertThat(lines.get(0)).startsWith("/election").endsWith("[leader latch: \"alice\" leads, 2 waiting]");
         String session = "ephemeral 0x" + Long.toHexString(client.getZooKeeper().getSessionId());
         assertThat(lines.get(1)).contains("_c_ffffffff-").contains("latch-0000000000").contains("\"alice\"").contains(session)
                 .endsWith("[#1 leader]");
@@ -74,14 +74,15 @@ class InspectCommandTest {
         assertThat(shallow.outLines()).containsExactly(
                 "/app  (empty)",
                 "  config  (empty)  (1 child)",
-                "  locks   (empty)  (2 children)");
+                "  locks   (empty)  (2 children)  [lock (a mutex, or a leader selector's election): \"worker-1\" holds"
+                        + " it (leads), 1 waiting]");
 
         Cli.Result deep = baton("inspect", "/app", "-r", "--connect", zk.connectString());
         assertThat(deep.exitCode()).as(deep.toString()).isZero();
         List<String> lines = deep.outLines();
         assertThat(lines).hasSize(6);
-        assertThat(lines.get(2)).isEqualTo("    flags  0x0000002a (4 bytes)");
-        assertThat(lines.get(4)).contains("lock-0000000000").contains("\"worker-1\"").endsWith("[#1 holder]");
+        assertThat(lines.get(2)).isEqualTo("    flags  42 (4-byte int 0x0000002a)");
+        assertThat(lines.get(4)).contains("lock-0000000000").contains("\"worker-1\"").endsWith("[#1 holder (leader)]");
         assertThat(lines.get(5)).contains("lock-0000000001").contains("\"worker-2\"").endsWith("[#2 waiting]");
     }
 
@@ -100,6 +101,7 @@ class InspectCommandTest {
 
         assertThat(result.exitCode()).isEqualTo(2);
         assertThat(result.err()).contains("no-slash");
+        assertThat(result.out()).isEmpty();
     }
 
     @Test

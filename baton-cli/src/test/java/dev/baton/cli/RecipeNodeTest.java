@@ -2,7 +2,6 @@ package dev.baton.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class RecipeNodeTest {
@@ -35,13 +34,5 @@ class RecipeNodeTest {
         assertThat(RecipeNode.parse("ready")).isEmpty();
         assertThat(RecipeNode.parse("lock-12")).isEmpty();
         assertThat(RecipeNode.parse("0b1e2f3a-1111-4222-8333-444455556666")).isEmpty();
-    }
-
-    @Test
-    void ordersPlainNamesFirstThenTheQueueBySequence() {
-        assertThat(TreePrinter.order(List.of(
-                "_c_ff-lock-0000000002", "zeta", "_c_00-lock-0000000003", "_c_99-lock-0000000001", "alpha")))
-                .containsExactly("alpha", "zeta", "_c_99-lock-0000000001", "_c_ff-lock-0000000002",
-                        "_c_00-lock-0000000003");
     }
 }
