@@ -39,7 +39,7 @@ import org.slf4j.LoggerFactory;
  * whose session ends mid-message leaves the item for another consumer, and no item is consumed by two connected
  * consumers at once (a consumer told {@code LOST} must stop; its late finish does not remove an item another
  * consumer may now hold). Nothing is lost: a put is a transaction that also bumps the version of this
- * producer's ephemeral marker node {@code <queuePath>/_producer-<uuid>}, so after a connection loss the queue
+ * producer's ephemeral marker node {@code <queuePath>/_producer-<uuid>|...|}, so after a connection loss the queue
  * tells applied puts from the others and sends only those again — a put is never doubled. Only if the session
  * itself ends with puts unanswered do they fail, with the {@link KeeperException} that ended them.
  *

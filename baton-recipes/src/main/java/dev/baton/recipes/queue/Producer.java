@@ -23,8 +23,8 @@ import org.slf4j.LoggerFactory;
  * retry would queue the item twice), and a protected name ({@code _c_<uuid>-queue-...}) would hide the item from
  * Curator's consumers, which take only names that start with {@code queue-}. So each put is a transaction of two
  * operations: the sequential create of the item node, and a version-checked {@code setData} of this producer's
- * <em>marker</em>, an ephemeral node {@code <queuePath>/_producer-<uuid>} (Curator's consumers skip it as a
- * foreign node). Puts are sent back to back, the n-th with the marker version it expects; ZooKeeper applies one
+ * <em>marker</em>, an ephemeral node {@code <queuePath>/_producer-<uuid>|7FFFFFFFFFFFFFFF|} (Curator's consumers
+ * skip it as a foreign node). Puts are sent back to back, the n-th with the marker version it expects; ZooKeeper applies one
  * session's requests in order, so the applied puts are always a prefix of those sent, and after a connection
  * loss the marker's version says exactly how many were applied: those are done, the rest are sent again. Only if
  * the session itself ended with puts unanswered (the marker went with it) is their outcome unknown; they fail
@@ -35,6 +35,14 @@ import org.slf4j.LoggerFactory;
 final class Producer {
     private static final Logger LOG = LoggerFactory.getLogger(Producer.class);
     static final String MARKER_PREFIX = "_producer-";
+    /**
+     * Curator's delay-queue consumer reads a time between the last two {@code |} of every child's name (0 when
+     * there is none) and waits until the earliest child is due; a child whose time is in the past (or missing)
+     * makes it wait for the next change instead. A foreign child without a time would sort first and stall it; with the
+     * largest time, the marker sorts last and is never waited for. (Curator's id queue reads the same part as
+     * an id, which is harmless.)
+     */
+    static final String MARKER_SUFFIX = "|7FFFFFFFFFFFFFFF|";
 
     /** One put: what to create, and its outcome (the created path, or null if applied but not answered). */
     private static final class Put {
@@ -68,7 +76,7 @@ final class Producer {
 
     Producer(BatonClient client, String queuePath) {
         this.client = client;
-        this.markerPath = BatonPaths.makePath(queuePath, MARKER_PREFIX + UUID.randomUUID());
+        this.markerPath = BatonPaths.makePath(queuePath, MARKER_PREFIX + UUID.randomUUID() + MARKER_SUFFIX);
     }
 
     /**
