@@ -70,6 +70,8 @@ final class Delivery<T> implements Watcher, ConnectionStateListener {
     private int takenSinceListing;
     private ScheduledFuture<?> timer;
     private Thread consuming;
+    private final Set<String> watchedLocks = new HashSet<>();
+    private final Watcher lockWatcher = this::lockEvent;
 
     Delivery(BatonClient client, String queuePath, String lockPath, Layout layout, QueueSerializer<T> serializer,
             QueueConsumer<T> consumer, Executor executor, int minItemsBeforeRefresh) {
@@ -115,6 +117,17 @@ final class Delivery<T> implements Watcher, ConnectionStateListener {
         }
         client.getConnectionStateListenable().removeListener(this);
         removeWatch();
+        List<String> locks;
+        synchronized (this) {
+            locks = List.copyOf(watchedLocks);
+            watchedLocks.clear();
+        }
+        for (String lockNode : locks) {
+            if (client.getState() == BatonClient.State.STARTED) {
+                client.watchers().remove(lockWatcher).ofType(Watcher.WatcherType.Data).quietly()
+                        .forPathAsync(lockNode).exceptionally(e -> null);
+            }
+        }
         synchronized (this) {
             long deadline = System.nanoTime() + waitNanos;
             while (busy && consuming != Thread.currentThread()) {
@@ -167,6 +180,7 @@ final class Delivery<T> implements Watcher, ConnectionStateListener {
         if (newState == ConnectionState.RECONNECTED) {
             synchronized (this) {
                 dirty = true; // a new session has no watch; and items may have come meanwhile
+                watchedLocks.clear();
             }
             pump();
         }
@@ -274,6 +288,8 @@ final class Delivery<T> implements Watcher, ConnectionStateListener {
             }
             if (lockError == null) {
                 releaseLock(lockNode, session); // the item is gone (consumed by another) or unreadable
+            } else if (Failures.code(lockError) == KeeperException.Code.NODEEXISTS && readError == null) {
+                watchLock(lockNode); // another consumer has it: look again if it lets go without removing it
             } else if (Failures.code(lockError) == KeeperException.Code.NONODE) {
                 ensureLockPath(); // the lock path was removed: make it again and try later
                 markDirty();
@@ -398,6 +414,39 @@ final class Delivery<T> implements Watcher, ConnectionStateListener {
             }
             return client.delete().withVersion(s.getVersion()).quietly().forPathAsync(lockNode);
         }).exceptionally(e -> null);
+    }
+
+    /**
+     * Watches the lock node of an item another consumer holds. That consumer removes the item and its lock node
+     * together when it is done, so nothing is missed by not looking; but if its session ends mid-message, only
+     * the lock node goes, and the queue's children do not change: this watch is what brings the item back.
+     */
+    private void watchLock(String lockNode) {
+        synchronized (this) {
+            if (!running || !watchedLocks.add(lockNode)) {
+                return;
+            }
+        }
+        send(() -> client.checkExists().usingWatcher(lockWatcher).forPathAsync(lockNode)).whenComplete((stat, e) -> {
+            if (e != null || stat == null) {
+                synchronized (this) {
+                    watchedLocks.remove(lockNode);
+                    dirty = true;
+                }
+                pump();
+            }
+        });
+    }
+
+    private void lockEvent(WatchedEvent event) {
+        if (event.getType() == Event.EventType.None) {
+            return;
+        }
+        synchronized (this) {
+            watchedLocks.remove(event.getPath());
+            dirty = true;
+        }
+        pump();
     }
 
     private void ensureLockPath() {

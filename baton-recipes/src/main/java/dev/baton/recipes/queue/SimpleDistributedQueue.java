@@ -253,11 +253,13 @@ public final class SimpleDistributedQueue {
                 if (Failures.code(error) != KeeperException.Code.NONODE) {
                     throw Failures.asCompletion(error);
                 }
-                if (watcher != null) {
-                    // The container is not there (never made, or reaped): wait for it to come.
-                    client.checkExists().usingWatcher(watcher).forPathAsync(path).exceptionally(e -> null);
+                if (watcher == null) {
+                    return CompletableFuture.completedFuture(false);
                 }
-                return false;
+                // The container is not there (never made, or reaped): wait for it to come. Should it have come
+                // just now, list again (a watch on an existing node would not see its children come).
+                return Requests.send(blocking, client.checkExists().usingWatcher(watcher), path)
+                        .thenApply(stat -> stat != null);
             }
             List<String> items = new ArrayList<>(children.size());
             for (String c : children) {
@@ -270,8 +272,8 @@ public final class SimpleDistributedQueue {
                 known.clear();
                 known.addAll(items);
             }
-            return !items.isEmpty();
-        });
+            return CompletableFuture.completedFuture(!items.isEmpty());
+        }).thenCompose(f -> f);
     }
 
     /** One waiting take: tries, and when the queue is empty waits for its watch (or its deadline). */
