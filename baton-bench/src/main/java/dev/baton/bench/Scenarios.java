@@ -21,7 +21,9 @@ final class Scenarios {
             new MutexUncontendedScenario(),
             new MutexContendedScenario(),
             new SemaphoreScenario(),
-            new ReadWriteLockScenario());
+            new ReadWriteLockScenario(),
+            new QueueScenario(false),
+            new QueueScenario(true));
 
     private Scenarios() {
     }

@@ -8,12 +8,14 @@ import dev.baton.state.ConnectionStateListener;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
@@ -46,6 +48,28 @@ import org.slf4j.LoggerFactory;
 final class Delivery<T> implements Watcher, ConnectionStateListener {
     private static final Logger LOG = LoggerFactory.getLogger(Delivery.class);
     private static final Duration RETRY = Duration.ofMillis(500);
+    /**
+     * Items claimed at once, the one being consumed included: 1, so no item waits claimed behind a slow message
+     * (where another consumer could have had it). The next claim is sent right after the settle of the item
+     * just consumed, in the same round trip.
+     */
+    private static final int WINDOW = 1;
+    /** How many of the next pending items a contended consumer picks from. */
+    private static final int SPREAD = 8;
+    /**
+     * After this many races lost to other consumers since the last listing, list again (if the queue changed)
+     * rather than go on through a listing that other consumers are emptying: a read, where each stale claim
+     * is a write the server logs.
+     */
+    private static final int STALE_AFTER = 2;
+    /** How many claims stay spread after a lost race. */
+    private static final int SPREAD_CLAIMS = 32;
+    /** At most this many lock nodes of items held by others are watched at once. */
+    private static final int MAX_LOCK_WATCHES = 16;
+
+    /** An item claimed and read, waiting to be consumed; {@code lockNode} null without a lock path. */
+    private record Claimed(String name, byte[] data, String lockNode, long session) {
+    }
 
     private final BatonClient client;
     private final String queuePath;
@@ -56,6 +80,7 @@ final class Delivery<T> implements Watcher, ConnectionStateListener {
     private final Executor executor;
     private final int minItemsBeforeRefresh;
     private final Listing lister;
+    private final int window;
     private volatile ErrorMode errorMode = ErrorMode.REQUEUE;
     private volatile int lastCount;
 
@@ -66,10 +91,17 @@ final class Delivery<T> implements Watcher, ConnectionStateListener {
     private boolean listing;
     private boolean listed;
     private boolean dirty;
-    private boolean busy;
+    private int claims;
+    private boolean pumping;
+    private boolean repump;
+    private final ArrayDeque<Claimed> ready = new ArrayDeque<>();
+    private boolean consuming;
+    private int contended;
+    private int lostSinceListing;
     private int takenSinceListing;
     private ScheduledFuture<?> timer;
-    private Thread consuming;
+    private Thread consumingThread;
+    private final Set<String> heldElsewhere = new java.util.LinkedHashSet<>();
     private final Set<String> watchedLocks = new HashSet<>();
     private final Watcher lockWatcher = this::lockEvent;
 
@@ -84,6 +116,7 @@ final class Delivery<T> implements Watcher, ConnectionStateListener {
         this.executor = executor;
         this.minItemsBeforeRefresh = minItemsBeforeRefresh;
         this.lister = new Listing(client, queuePath, layout);
+        this.window = WINDOW;
     }
 
     void setErrorMode(ErrorMode mode) {
@@ -107,6 +140,7 @@ final class Delivery<T> implements Watcher, ConnectionStateListener {
      * settled (unless called from the consumer itself).
      */
     void close(long waitNanos) {
+        List<Claimed> release = new ArrayList<>();
         synchronized (this) {
             running = false;
             pending.clear();
@@ -114,7 +148,13 @@ final class Delivery<T> implements Watcher, ConnectionStateListener {
                 timer.cancel(false);
                 timer = null;
             }
+            if (lockPath != null) {
+                release.addAll(ready); // claimed but not begun: give their lock nodes back
+                ready.clear();
+                release.forEach(c -> inFlight.remove(c.name()));
+            } // without a lock path, claimed items are out of the queue already: they are still consumed
         }
+        release.forEach(c -> releaseLock(c.lockNode(), c.session()));
         client.getConnectionStateListenable().removeListener(this);
         removeWatch();
         List<String> locks;
@@ -130,7 +170,7 @@ final class Delivery<T> implements Watcher, ConnectionStateListener {
         }
         synchronized (this) {
             long deadline = System.nanoTime() + waitNanos;
-            while (busy && consuming != Thread.currentThread()) {
+            while (!inFlight.isEmpty() && consumingThread != Thread.currentThread()) {
                 long left = deadline - System.nanoTime();
                 if (left <= 0) {
                     break;
@@ -182,42 +222,105 @@ final class Delivery<T> implements Watcher, ConnectionStateListener {
                 dirty = true; // a new session has no watch; and items may have come meanwhile
                 watchedLocks.clear();
             }
-            pump();
+        }
+        pump(); // claimed items wait while disconnected, and are dropped once their session is known lost
+    }
+
+    /**
+     * Decides the next steps: list when the listing ran out and the queue changed; claim items ahead, up to the
+     * window; start consuming the next claimed item; wait for a due time.
+     */
+    private void pump() {
+        synchronized (this) {
+            if (pumping) {
+                repump = true; // the thread pumping now goes round once more (no recursion, one pump at a time)
+                return;
+            }
+            pumping = true;
+        }
+        while (true) {
+            pumpOnce();
+            synchronized (this) {
+                if (!repump) {
+                    pumping = false;
+                    return;
+                }
+                repump = false;
+            }
         }
     }
 
-    /** Decides the next step: list, wait for a due time, or claim the next item. */
-    private void pump() {
+    private void pumpOnce() {
+        Runnable consume = null;
         synchronized (this) {
-            if (!running || listing) {
-                return;
+            if (running && !listing) {
+                String head = pending.peek();
+                boolean headWaits = head != null && layout.delayMillis(head, System.currentTimeMillis()) > 0;
+                boolean refresh = pending.isEmpty() || takenSinceListing >= minItemsBeforeRefresh || headWaits
+                        || lostSinceListing >= STALE_AFTER;
+                if (!listed || dirty && refresh) {
+                    listing = true;
+                    listed = true;
+                    dirty = false;
+                    heldElsewhere.clear();
+                    lister.list(this).whenComplete(this::listed);
+                } else {
+                    claimAhead();
+                }
             }
+            if (!consuming && !ready.isEmpty() && (running || lockPath == null)) {
+                Claimed next = ready.poll();
+                consuming = true;
+                consume = () -> consume(next);
+            } else if (running && !listing && idle()) {
+                watchHeldLocks();
+            }
+        }
+        if (consume != null) {
+            consume.run();
+        }
+    }
+
+    private boolean idle() {
+        return pending.isEmpty() && claims == 0 && ready.isEmpty() && !consuming;
+    }
+
+    /** Claims pending items until the window is full. Holds the lock. */
+    private void claimAhead() {
+        while (claims + ready.size() + (consuming ? 1 : 0) < window && !pending.isEmpty()) {
             String head = pending.peek();
-            boolean headWaits = head != null && layout.delayMillis(head, System.currentTimeMillis()) > 0;
-            boolean refresh = pending.isEmpty() || takenSinceListing >= minItemsBeforeRefresh || headWaits;
-            if (!listed || dirty && refresh) {
-                listing = true;
-                listed = true;
-                dirty = false;
-                lister.list(this).whenComplete(this::listed);
-                return;
-            }
-            if (busy || head == null) {
-                return;
-            }
-            if (headWaits) {
+            long delay = layout.delayMillis(head, System.currentTimeMillis());
+            if (delay > 0) {
                 if (timer == null) {
-                    timer = client.schedule(this::due,
-                            Duration.ofMillis(layout.delayMillis(head, System.currentTimeMillis())));
+                    timer = client.schedule(this::due, Duration.ofMillis(delay));
                 }
                 return;
             }
-            pending.poll();
-            busy = true;
-            inFlight.add(head);
+            String name = contended > 0 ? pickSpread() : pending.poll();
+            inFlight.add(name);
+            claims++;
             takenSinceListing++;
-            claim(head);
+            claim(name);
         }
+    }
+
+    /**
+     * After losing races for items to other consumers, take one of the next few pending items at random rather
+     * than the first: consumers that listed the same items then mostly claim different ones instead of all
+     * claiming the same one. A consumer alone never loses a race, and so always takes the first (FIFO).
+     */
+    private String pickSpread() {
+        contended--;
+        int r = ThreadLocalRandom.current().nextInt(Math.min(pending.size(), SPREAD));
+        ArrayDeque<String> skipped = new ArrayDeque<>(r);
+        for (int i = 0; i < r; i++) {
+            skipped.push(pending.poll());
+        }
+        String name = pending.poll();
+        while (!skipped.isEmpty()) {
+            pending.addFirst(skipped.pop());
+        }
+        return name;
     }
 
     private void due() {
@@ -251,6 +354,7 @@ final class Delivery<T> implements Watcher, ConnectionStateListener {
                 }
             }
             takenSinceListing = 0;
+            lostSinceListing = 0;
             lastCount = items.size();
         }
         pump();
@@ -264,32 +368,45 @@ final class Delivery<T> implements Watcher, ConnectionStateListener {
             CompletableFuture<Void> delete = send(() -> client.delete().forPathAsync(itemPath));
             data.whenComplete((bytes, readError) -> delete.whenComplete((v, deleteError) -> {
                 if (deleteError == null && readError == null) {
-                    consume(name, bytes, null, 0);
-                } else {
-                    if (deleteError == null) {
-                        LOG.warn("queue item {} was removed but could not be read", itemPath, readError);
-                    } else if (Failures.isConnectionProblem(deleteError)) {
-                        markDirty();
-                    }
-                    finish(name);
+                    claimed(new Claimed(name, bytes, null, 0));
+                    return;
                 }
+                if (deleteError == null) {
+                    LOG.warn("queue item {} was removed but could not be read", itemPath, readError);
+                } else if (Failures.isConnectionProblem(deleteError)) {
+                    markDirty();
+                }
+                lostRace(name, Failures.code(deleteError) == KeeperException.Code.NONODE);
             }));
             return;
         }
         String lockNode = BatonPaths.makePath(lockPath, name);
         long session = session();
-        CompletableFuture<String> lock = send(() -> client.create().withMode(CreateMode.EPHEMERAL)
-                .forPathAsync(lockNode));
+        // The lock node's create and a check that the item still exists, in one transaction: no lock node is
+        // made (and none has to be removed) for an item another consumer took since the listing.
+        var op = client.transactionOp();
+        CompletableFuture<?> lock = send(() -> client.transaction().forOperationsAsync(List.of(
+                op.create().withMode(CreateMode.EPHEMERAL).forPath(lockNode), op.check().forPath(itemPath))));
         CompletableFuture<byte[]> data = read(itemPath);
         lock.whenComplete((created, lockError) -> data.whenComplete((bytes, readError) -> {
             if (lockError == null && readError == null) {
-                consume(name, bytes, lockNode, session);
+                claimed(new Claimed(name, bytes, lockNode, session));
                 return;
             }
+            boolean race = false;
+            String failedPath = Failures.unwrap(lockError) instanceof KeeperException ke ? ke.getPath() : null;
             if (lockError == null) {
-                releaseLock(lockNode, session); // the item is gone (consumed by another) or unreadable
-            } else if (Failures.code(lockError) == KeeperException.Code.NODEEXISTS && readError == null) {
-                watchLock(lockNode); // another consumer has it: look again if it lets go without removing it
+                releaseOwnLock(lockNode, session); // the item went between the check and the read, or is unreadable
+                race = Failures.code(readError) == KeeperException.Code.NONODE;
+            } else if (Failures.code(lockError) == KeeperException.Code.NODEEXISTS) {
+                race = true;
+                if (readError == null) {
+                    synchronized (this) {
+                        heldElsewhere.add(lockNode); // watched if this consumer runs out of work
+                    }
+                }
+            } else if (Failures.code(lockError) == KeeperException.Code.NONODE && itemPath.equals(failedPath)) {
+                race = true; // consumed by another since the listing
             } else if (Failures.code(lockError) == KeeperException.Code.NONODE) {
                 ensureLockPath(); // the lock path was removed: make it again and try later
                 markDirty();
@@ -297,8 +414,39 @@ final class Delivery<T> implements Watcher, ConnectionStateListener {
                 releaseLock(lockNode, session); // only if the create was applied after all (ours by session)
                 markDirty();
             }
-            finish(name);
+            lostRace(name, race);
         }));
+    }
+
+    private void claimed(Claimed item) {
+        boolean giveBack;
+        synchronized (this) {
+            claims--;
+            giveBack = !running && item.lockNode() != null;
+            if (giveBack) {
+                inFlight.remove(item.name());
+                notifyAll();
+            } else {
+                ready.add(item);
+            }
+        }
+        if (giveBack) {
+            releaseLock(item.lockNode(), item.session());
+        }
+        pump();
+    }
+
+    private void lostRace(String name, boolean toAnotherConsumer) {
+        synchronized (this) {
+            claims--;
+            inFlight.remove(name);
+            if (toAnotherConsumer) {
+                contended = SPREAD_CLAIMS;
+                lostSinceListing++;
+            }
+            notifyAll();
+        }
+        pump();
     }
 
     private CompletableFuture<byte[]> read(String itemPath) {
@@ -313,41 +461,68 @@ final class Delivery<T> implements Watcher, ConnectionStateListener {
         }
     }
 
-    private void consume(String name, byte[] data, String lockNode, long session) {
-        try {
-            executor.execute(() -> run(name, data, lockNode, session));
-        } catch (RuntimeException e) {
-            LOG.error("the queue's executor refused item {}; it stays in the queue", name, e);
-            if (lockNode != null) {
-                releaseLock(lockNode, session);
+    /**
+     * Consumes a claimed item on the executor. With a lock path, only while the session that made its lock node
+     * lives and is connected: after a {@code LOST} the item may be another consumer's now, and while suspended it
+     * waits (the item stays ready) until the connection is back or the session is known lost.
+     */
+    private void consume(Claimed item) {
+        if (item.lockNode() != null) {
+            if (session() != item.session()) {
+                dropped(item);
+                return;
             }
-            finish(name);
+            if (!client.isConnected()) {
+                synchronized (this) {
+                    consuming = false;
+                    ready.addFirst(item); // RECONNECTED or LOST pumps again
+                }
+                return;
+            }
+        }
+        try {
+            executor.execute(() -> run(item));
+        } catch (RuntimeException e) {
+            LOG.error("the queue's executor refused item {}; it stays in the queue", item.name(), e);
+            if (item.lockNode() != null) {
+                releaseLock(item.lockNode(), item.session());
+            }
+            dropped(item);
         }
     }
 
-    /** Consumes one item node on the executor, then settles it. */
-    private void run(String name, byte[] data, String lockNode, long session) {
+    private void dropped(Claimed item) {
         synchronized (this) {
-            consuming = Thread.currentThread();
+            consuming = false;
+            inFlight.remove(item.name());
+            notifyAll();
+        }
+        pump();
+    }
+
+    /** Consumes one item node on the executor, then settles it. */
+    private void run(Claimed item) {
+        synchronized (this) {
+            consumingThread = Thread.currentThread();
         }
         boolean requeue = false;
         try {
             List<T> items;
             try {
-                items = ItemCodec.decode(data, serializer);
+                items = ItemCodec.decode(item.data(), serializer);
             } catch (IOException | RuntimeException e) {
-                LOG.error("corrupt queue item {} in {}: removed", name, queuePath, e);
+                LOG.error("corrupt queue item {} in {}: removed", item.name(), queuePath, e);
                 items = List.of();
             }
-            for (T item : items) {
+            for (T message : items) {
                 try {
-                    consumer.consumeMessage(item);
+                    consumer.consumeMessage(message);
                 } catch (Throwable e) {
-                    LOG.error("consumer failed on an item of {} in {}", name, queuePath, e);
+                    LOG.error("consumer failed on an item of {} in {}", item.name(), queuePath, e);
                     if (e instanceof InterruptedException) {
                         Thread.currentThread().interrupt();
                     }
-                    if (lockNode != null && errorMode == ErrorMode.REQUEUE) {
+                    if (item.lockNode() != null && errorMode == ErrorMode.REQUEUE) {
                         requeue = true;
                         break;
                     }
@@ -355,14 +530,16 @@ final class Delivery<T> implements Watcher, ConnectionStateListener {
             }
         } finally {
             synchronized (this) {
-                consuming = null;
+                consumingThread = null;
+                consuming = false;
             }
         }
-        if (lockNode == null) {
-            finish(name);
+        if (item.lockNode() == null) {
+            settled(item.name());
         } else {
-            settle(name, data, lockNode, session, requeue);
+            settle(item.name(), item.data(), item.lockNode(), item.session(), requeue);
         }
+        pump();
     }
 
     /**
@@ -373,7 +550,7 @@ final class Delivery<T> implements Watcher, ConnectionStateListener {
     private void settle(String name, byte[] data, String lockNode, long session, boolean requeue) {
         if (session() != session) {
             LOG.warn("the session that locked queue item {} ended: leaving it for another consumer", name);
-            finish(name);
+            settled(name);
             return;
         }
         String itemPath = BatonPaths.makePath(queuePath, name);
@@ -386,7 +563,7 @@ final class Delivery<T> implements Watcher, ConnectionStateListener {
                 : List.of(op.delete().forPath(itemPath), op.delete().forPath(lockNode));
         send(() -> client.transaction().forOperationsAsync(ops)).whenComplete((results, error) -> {
             if (error == null) {
-                finish(name);
+                settled(name);
             } else if (Failures.isConnectionProblem(error) && Failures.code(error) != KeeperException.Code
                     .SESSIONEXPIRED && client.getState() == BatonClient.State.STARTED) {
                 client.schedule(() -> settle(name, data, lockNode, session, requeue), RETRY);
@@ -398,12 +575,19 @@ final class Delivery<T> implements Watcher, ConnectionStateListener {
                     LOG.warn("could not settle queue item {}", itemPath, Failures.unwrap(error));
                     releaseLock(lockNode, session);
                 }
-                finish(name);
+                settled(name);
             }
         });
     }
 
-    /** Deletes a lock node if this consumer's session (the one given) still owns it. */
+    /** Deletes a lock node this consumer created in {@code session}, if that session lives. */
+    private void releaseOwnLock(String lockNode, long session) {
+        if (session() == session && client.getState() == BatonClient.State.STARTED) {
+            send(() -> client.delete().withVersion(0).quietly().forPathAsync(lockNode)).exceptionally(e -> null);
+        }
+    }
+
+    /** Deletes a lock node if this consumer's session (the one given) still owns it (it may not exist). */
     private void releaseLock(String lockNode, long session) {
         if (session() != session || client.getState() != BatonClient.State.STARTED) {
             return; // gone with its session
@@ -421,11 +605,21 @@ final class Delivery<T> implements Watcher, ConnectionStateListener {
      * together when it is done, so nothing is missed by not looking; but if its session ends mid-message, only
      * the lock node goes, and the queue's children do not change: this watch is what brings the item back.
      */
-    private void watchLock(String lockNode) {
-        synchronized (this) {
-            if (!running || !watchedLocks.add(lockNode)) {
-                return;
+    /** Watches the lock nodes of items other consumers held at the last look (some of them). Holds the lock. */
+    private void watchHeldLocks() {
+        int armed = 0;
+        for (String lockNode : heldElsewhere) {
+            if (armed++ >= MAX_LOCK_WATCHES) {
+                break;
             }
+            watchLock(lockNode);
+        }
+        heldElsewhere.clear();
+    }
+
+    private void watchLock(String lockNode) {
+        if (!running || !watchedLocks.add(lockNode)) {
+            return;
         }
         send(() -> client.checkExists().usingWatcher(lockWatcher).forPathAsync(lockNode)).whenComplete((stat, e) -> {
             if (e != null || stat == null) {
@@ -460,13 +654,12 @@ final class Delivery<T> implements Watcher, ConnectionStateListener {
         }
     }
 
-    private void finish(String name) {
+    /** The item is settled (or given up): it may be listed and claimed again. */
+    private void settled(String name) {
         synchronized (this) {
-            busy = false;
             inFlight.remove(name);
             notifyAll();
         }
-        pump();
     }
 
     private long session() {
