@@ -15,7 +15,8 @@ final class Demos {
             new CacheDemo(),
             new DoubleBarrierDemo(),
             new LockDemo(),
-            new SemaphoreDemo());
+            new SemaphoreDemo(),
+            new QueueDemo());
 
     /** The demo run by a bare {@code baton demo}. */
     static final String DEFAULT = "client";

@@ -52,7 +52,10 @@ final class TreePrinter {
         byte[] data = client.getData().storingStatIn(stat).forPath(path);
         List<String> lines = new ArrayList<>();
         lines.add(describe(path, path.length(), data, stat, depth, null));
-        if (depth > 0 && stat.getNumChildren() > 0) {
+        Optional<List<String>> queue = depth > 0 ? QueueView.describe(client, path, stat, INDENT) : Optional.empty();
+        if (queue.isPresent()) {
+            lines.addAll(queue.get()); // a queue: its depth and next items rather than every item
+        } else if (depth > 0 && stat.getNumChildren() > 0) {
             printChildren(path, 1, depth, lines);
         }
         return lines;
