@@ -1,6 +1,5 @@
 package dev.baton.recipes.queue;
 
-import dev.baton.listen.Listenable;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import org.apache.zookeeper.KeeperException;
@@ -19,21 +18,10 @@ import org.apache.zookeeper.KeeperException;
  *
  * @param <T> the item type
  */
-public final class DistributedDelayQueue<T> implements QueueBase<T> {
-    private final DistributedQueue<T> queue;
+public final class DistributedDelayQueue<T> extends QueueFacade<T> {
 
     DistributedDelayQueue(DistributedQueue<T> queue) {
-        this.queue = queue;
-    }
-
-    @Override
-    public void start() throws KeeperException, InterruptedException {
-        queue.start();
-    }
-
-    @Override
-    public void close() {
-        queue.close();
+        super(queue);
     }
 
     /**
@@ -92,30 +80,5 @@ public final class DistributedDelayQueue<T> implements QueueBase<T> {
             throw new IllegalArgumentException("delayUntilEpochMillis must be positive: " + epoch);
         }
         return epoch;
-    }
-
-    @Override
-    public Listenable<QueuePutListener<T>> getPutListenerContainer() {
-        return queue.getPutListenerContainer();
-    }
-
-    @Override
-    public void setErrorMode(ErrorMode newErrorMode) {
-        queue.setErrorMode(newErrorMode);
-    }
-
-    @Override
-    public boolean flushPuts(long waitTime, TimeUnit timeUnit) throws InterruptedException {
-        return queue.flushPuts(waitTime, timeUnit);
-    }
-
-    @Override
-    public int getLastMessageCount() {
-        return queue.getLastMessageCount();
-    }
-
-    @Override
-    public String toString() {
-        return "DistributedDelayQueue[" + queue.getPath() + "]";
     }
 }

@@ -2,7 +2,6 @@ package dev.baton.recipes.queue;
 
 import dev.baton.BatonClient;
 import dev.baton.BatonPaths;
-import dev.baton.listen.Listenable;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
@@ -23,21 +22,10 @@ import org.apache.zookeeper.KeeperException;
  *
  * @param <T> the item type
  */
-public final class DistributedIdQueue<T> implements QueueBase<T> {
-    private final DistributedQueue<T> queue;
+public final class DistributedIdQueue<T> extends QueueFacade<T> {
 
     DistributedIdQueue(DistributedQueue<T> queue) {
-        this.queue = queue;
-    }
-
-    @Override
-    public void start() throws KeeperException, InterruptedException {
-        queue.start();
-    }
-
-    @Override
-    public void close() {
-        queue.close();
+        super(queue);
     }
 
     /**
@@ -122,30 +110,5 @@ public final class DistributedIdQueue<T> implements QueueBase<T> {
             throw new IllegalArgumentException("itemId must not be empty");
         }
         return itemId;
-    }
-
-    @Override
-    public Listenable<QueuePutListener<T>> getPutListenerContainer() {
-        return queue.getPutListenerContainer();
-    }
-
-    @Override
-    public void setErrorMode(ErrorMode newErrorMode) {
-        queue.setErrorMode(newErrorMode);
-    }
-
-    @Override
-    public boolean flushPuts(long waitTime, TimeUnit timeUnit) throws InterruptedException {
-        return queue.flushPuts(waitTime, timeUnit);
-    }
-
-    @Override
-    public int getLastMessageCount() {
-        return queue.getLastMessageCount();
-    }
-
-    @Override
-    public String toString() {
-        return "DistributedIdQueue[" + queue.getPath() + "]";
     }
 }

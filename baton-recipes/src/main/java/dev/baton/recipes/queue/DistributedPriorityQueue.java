@@ -1,6 +1,5 @@
 package dev.baton.recipes.queue;
 
-import dev.baton.listen.Listenable;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import org.apache.zookeeper.KeeperException;
@@ -21,21 +20,10 @@ import org.apache.zookeeper.KeeperException;
  *
  * @param <T> the item type
  */
-public final class DistributedPriorityQueue<T> implements QueueBase<T> {
-    private final DistributedQueue<T> queue;
+public final class DistributedPriorityQueue<T> extends QueueFacade<T> {
 
     DistributedPriorityQueue(DistributedQueue<T> queue) {
-        this.queue = queue;
-    }
-
-    @Override
-    public void start() throws KeeperException, InterruptedException {
-        queue.start();
-    }
-
-    @Override
-    public void close() {
-        queue.close();
+        super(queue);
     }
 
     /**
@@ -84,30 +72,5 @@ public final class DistributedPriorityQueue<T> implements QueueBase<T> {
     public void putMulti(MultiItem<T> items, int priority) throws KeeperException, InterruptedException {
         Objects.requireNonNull(items, "items");
         queue.internalPut(Layout.priorityPrefix(priority), null, items, -1);
-    }
-
-    @Override
-    public Listenable<QueuePutListener<T>> getPutListenerContainer() {
-        return queue.getPutListenerContainer();
-    }
-
-    @Override
-    public void setErrorMode(ErrorMode newErrorMode) {
-        queue.setErrorMode(newErrorMode);
-    }
-
-    @Override
-    public boolean flushPuts(long waitTime, TimeUnit timeUnit) throws InterruptedException {
-        return queue.flushPuts(waitTime, timeUnit);
-    }
-
-    @Override
-    public int getLastMessageCount() {
-        return queue.getLastMessageCount();
-    }
-
-    @Override
-    public String toString() {
-        return "DistributedPriorityQueue[" + queue.getPath() + "]";
     }
 }

@@ -85,21 +85,6 @@ final class ItemCodec {
         }
     }
 
-    /** Decodes the raw items without a serializer (for tools such as {@code inspect}). */
-    static List<byte[]> decodeRaw(byte[] data) throws IOException {
-        return decode(data, new QueueSerializer<byte[]>() {
-            @Override
-            public byte[] serialize(byte[] item) {
-                return item;
-            }
-
-            @Override
-            public byte[] deserialize(byte[] bytes) {
-                return bytes;
-            }
-        });
-    }
-
     private static <T> T next(MultiItem<T> source) {
         try {
             return source.nextItem();

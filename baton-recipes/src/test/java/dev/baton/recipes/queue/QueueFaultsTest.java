@@ -18,7 +18,6 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -145,6 +144,15 @@ class QueueFaultsTest {
         }
     }
 
+    /** Produces the items, starts a consumer that takes one and holds it, then a second consumer. */
+    private Consumer victimHoldingAnItem(String path) throws Exception {
+        produce(path);
+        Consumer victim = new Consumer("victim", path, true);
+        assertThat(victim.firstTaken.await(20, TimeUnit.SECONDS)).isTrue();
+        new Consumer("other", path, false);
+        return victim;
+    }
+
     private void awaitAllDone() {
         await().atMost(Duration.ofSeconds(60)).until(() -> history.events().stream()
                 .filter(e -> e.kind() == History.Kind.ITEM_DONE).map(History.Event::name).distinct().count()
@@ -159,10 +167,7 @@ class QueueFaultsTest {
     @Test
     void consumerSessionExpiredOnTheServerMidMessage() throws Exception {
         String path = "/faults/queue-expiry";
-        produce(path);
-        Consumer victim = new Consumer("victim", path, true);
-        assertThat(victim.firstTaken.await(20, TimeUnit.SECONDS)).isTrue();
-        Consumer other = new Consumer("other", path, false);
+        Consumer victim = victimHoldingAnItem(path);
 
         // A real expiry follows a session timeout of silence, by which time the consumer has been suspended.
         victim.recorder.disconnected("session expired on the server (forced)");
@@ -176,10 +181,7 @@ class QueueFaultsTest {
     @Test
     void consumersServerKilledMidMessage() throws Exception {
         String path = "/faults/queue-kill";
-        produce(path);
-        Consumer victim = new Consumer("victim", path, true);
-        assertThat(victim.firstTaken.await(20, TimeUnit.SECONDS)).isTrue();
-        Consumer other = new Consumer("other", path, false);
+        Consumer victim = victimHoldingAnItem(path);
         await().atMost(Duration.ofSeconds(30)).until(() -> history.events().stream()
                 .filter(e -> e.kind() == History.Kind.ITEM_DONE).count() == ITEMS - 1);
 
@@ -206,10 +208,7 @@ class QueueFaultsTest {
     @Test
     void consumerPartitionedPastItsSession() throws Exception {
         String path = "/faults/queue-partition";
-        produce(path);
-        Consumer victim = new Consumer("victim", path, true);
-        assertThat(victim.firstTaken.await(20, TimeUnit.SECONDS)).isTrue();
-        Consumer other = new Consumer("other", path, false);
+        Consumer victim = victimHoldingAnItem(path);
 
         victim.link.partition(TcpProxy.Mode.BLACKHOLE);
         await().atMost(SESSION).until(() -> victim.states.contains(ConnectionState.SUSPENDED));
@@ -276,14 +275,10 @@ class QueueFaultsTest {
             if (round == 3) {
                 link.heal(); // well within the session: the marker tells which puts were applied
             }
-            if (round == 2) {
-                Thread.yield();
-            }
         }
         CompletableFuture.allOf(puts.toArray(new CompletableFuture<?>[0])).get(60, TimeUnit.SECONDS);
         await().atMost(Duration.ofSeconds(60)).until(() -> history.events().stream()
                 .filter(e -> e.kind() == History.Kind.ITEM_DONE).count() >= 200);
-        assertThat(IntStream.range(0, 5).boxed()).isNotEmpty();
         assertThat(history.events().stream().filter(e -> e.kind() == History.Kind.ITEM_PUT).count()).isEqualTo(200);
     }
 }
