@@ -49,11 +49,17 @@ final class Delivery<T> implements Watcher, ConnectionStateListener {
     private static final Logger LOG = LoggerFactory.getLogger(Delivery.class);
     private static final Duration RETRY = Duration.ofMillis(500);
     /**
-     * Items claimed at once, the one being consumed included: 1, so no item waits claimed behind a slow message
-     * (where another consumer could have had it). The next claim is sent right after the settle of the item
-     * just consumed, in the same round trip.
+     * Items claimed at once, the one being consumed included, while messages take long (or before the first):
+     * 1, so no item waits claimed behind a slow message where another consumer could have had it. The next claim
+     * is then sent right after the settle of the item just consumed, in the same round trip.
      */
-    private static final int WINDOW = 1;
+    private static final int WINDOW_SLOW = 1;
+    /**
+     * Items claimed at once while the last message took less than {@link #FAST_NANOS}: a few claims overlap the
+     * consumption, and an item claimed ahead waits at most a few fast messages.
+     */
+    private static final int WINDOW_FAST = 4;
+    private static final long FAST_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
     /** How many of the next pending items a contended consumer picks from. */
     private static final int SPREAD = 8;
     /**
@@ -80,9 +86,10 @@ final class Delivery<T> implements Watcher, ConnectionStateListener {
     private final Executor executor;
     private final int minItemsBeforeRefresh;
     private final Listing lister;
-    private final int window;
     private volatile ErrorMode errorMode = ErrorMode.REQUEUE;
     private volatile int lastCount;
+    /** How long the last item took to consume; {@code Long.MAX_VALUE} before the first. */
+    private volatile long lastConsumeNanos = Long.MAX_VALUE;
 
     // Guarded by this.
     private boolean running;
@@ -116,7 +123,6 @@ final class Delivery<T> implements Watcher, ConnectionStateListener {
         this.executor = executor;
         this.minItemsBeforeRefresh = minItemsBeforeRefresh;
         this.lister = new Listing(client, queuePath, layout);
-        this.window = WINDOW;
     }
 
     void setErrorMode(ErrorMode mode) {
@@ -287,6 +293,7 @@ final class Delivery<T> implements Watcher, ConnectionStateListener {
 
     /** Claims pending items until the window is full. Holds the lock. */
     private void claimAhead() {
+        int window = lastConsumeNanos < FAST_NANOS ? WINDOW_FAST : WINDOW_SLOW;
         while (claims + ready.size() + (consuming ? 1 : 0) < window && !pending.isEmpty()) {
             String head = pending.peek();
             long delay = layout.delayMillis(head, System.currentTimeMillis());
@@ -506,6 +513,7 @@ final class Delivery<T> implements Watcher, ConnectionStateListener {
             consumingThread = Thread.currentThread();
         }
         boolean requeue = false;
+        long started = System.nanoTime();
         try {
             List<T> items;
             try {
@@ -529,6 +537,7 @@ final class Delivery<T> implements Watcher, ConnectionStateListener {
                 }
             }
         } finally {
+            lastConsumeNanos = System.nanoTime() - started;
             synchronized (this) {
                 consumingThread = null;
                 consuming = false;
