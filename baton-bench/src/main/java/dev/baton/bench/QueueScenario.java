@@ -132,6 +132,8 @@ final class QueueScenario implements Scenario {
         for (Long nanos = turn.delivered.poll(); nanos != null; nanos = turn.delivered.poll()) {
             run.latencies().add(nanos);
         }
+        // The consumers' follow-up requests (a listing after the last delete) belong to this turn.
+        run.awaitQuiet();
     }
 
     @Override

@@ -18,6 +18,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Runs every scenario for every library with tiny counts on an embedded server and checks the shape of the
@@ -39,7 +40,8 @@ class BenchSmokeTest {
     /** Where Curator's requests per op differ from {@link #EXPECTED_REQUESTS_PER_OP}'s. */
     private static final Map<String, Double> CURATOR_REQUESTS_PER_OP = Map.of(
             "cache-initial-load", 2.0 * CACHE_NODES + 4.0,
-            "semaphore", 6.0);
+            "semaphore", 6.0,
+            "queue-locked", 5.0);
 
     /**
      * Requests the server should see per op from a client that adds no request of its own. For the recipe
@@ -64,7 +66,13 @@ class BenchSmokeTest {
             Map.entry("mutex-uncontended", 3.0),
             Map.entry("mutex-contended", 3.0),
             Map.entry("semaphore", 3.0),
-            Map.entry("rwlock", 3.0));
+            Map.entry("rwlock", 3.0),
+            // Queues, per delivered item: the put (Baton: a transaction with its producer marker; Curator: a
+            // create), and the take: Baton's getData + delete (with a lock path: the lock transaction + getData,
+            // then the settling transaction); Curator's lock create, getData, delete and lock delete. Listings and
+            // races lost to the other consumers come on top.
+            Map.entry("queue", 3.0),
+            Map.entry("queue-locked", 4.0));
 
     /**
      * Scenarios whose request count depends on timing (wake-ups, lost races): the allowed range of requests per op
@@ -77,12 +85,14 @@ class BenchSmokeTest {
             "atomic-increment", new double[] {1.0, 10.0},
             "mutex-contended", new double[] {1.0, 3.0},
             "semaphore", new double[] {1.0, 4.0},
-            "rwlock", new double[] {1.0, 3.0});
+            "rwlock", new double[] {1.0, 3.0},
+            "queue", new double[] {1.0, 8.0},
+            "queue-locked", new double[] {1.0, 8.0});
 
     /** Scenarios built on a recipe: the bare ZooKeeper client has none and is left out. */
     private static final Set<String> RECIPE_SCENARIOS = Set.of("latch-failover", "selector-rotation",
             "cache-initial-load", "cache-event-latency", "double-barrier", "atomic-increment", "mutex-uncontended",
-            "mutex-contended", "semaphore", "rwlock");
+            "mutex-contended", "semaphore", "rwlock", "queue", "queue-locked");
 
     @RegisterExtension
     static EmbeddedZooKeeperExtension zk = new EmbeddedZooKeeperExtension();
@@ -182,6 +192,13 @@ class BenchSmokeTest {
                     .isEqualTo(row.requests());
         }
         assertThat(report).contains("| whole op | Baton | ");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"queue", "queue-locked"})
+    void queuesSendFewerRequestsPerDeliveredItemThanCurator(String scenario) {
+        ScenarioResult result = result(scenario);
+        assertThat(result.median("Baton").requestsPerOp()).isLessThan(result.median("Curator").requestsPerOp());
     }
 
     @Test

@@ -160,7 +160,7 @@ final class Delivery<T> implements Watcher, ConnectionStateListener {
                 release.forEach(c -> inFlight.remove(c.name()));
             } // without a lock path, claimed items are out of the queue already: they are still consumed
         }
-        release.forEach(c -> releaseLock(c.lockNode(), c.session()));
+        release.forEach(c -> releaseOwnLock(c.lockNode(), c.session()));
         client.getConnectionStateListenable().removeListener(this);
         removeWatch();
         List<String> locks;
@@ -340,6 +340,12 @@ final class Delivery<T> implements Watcher, ConnectionStateListener {
     private void listed(Listing.Result result, Throwable error) {
         synchronized (this) {
             listing = false;
+            if (!running) {
+                // Closed while this listing was on its way: the watch it set came after close removed it.
+                client.watchers().remove(this).ofType(Watcher.WatcherType.Children).quietly()
+                        .forPathAsync(queuePath).exceptionally(e -> null);
+                return;
+            }
             if (error != null) {
                 dirty = true;
                 if (!Failures.isConnectionProblem(error)) {
@@ -438,7 +444,7 @@ final class Delivery<T> implements Watcher, ConnectionStateListener {
             }
         }
         if (giveBack) {
-            releaseLock(item.lockNode(), item.session());
+            releaseOwnLock(item.lockNode(), item.session());
         }
         pump();
     }
@@ -492,7 +498,7 @@ final class Delivery<T> implements Watcher, ConnectionStateListener {
         } catch (RuntimeException e) {
             LOG.error("the queue's executor refused item {}; it stays in the queue", item.name(), e);
             if (item.lockNode() != null) {
-                releaseLock(item.lockNode(), item.session());
+                releaseOwnLock(item.lockNode(), item.session());
             }
             dropped(item);
         }
@@ -579,10 +585,10 @@ final class Delivery<T> implements Watcher, ConnectionStateListener {
             } else {
                 if (Failures.code(error) == KeeperException.Code.NONODE && error instanceof KeeperException ke
                         && itemPath.equals(ke.getPath())) {
-                    releaseLock(lockNode, session); // removed meanwhile (an earlier attempt, or remove(id))
+                    releaseOwnLock(lockNode, session); // removed meanwhile (an earlier attempt, or remove(id))
                 } else if (!Failures.isConnectionProblem(error)) {
                     LOG.warn("could not settle queue item {}", itemPath, Failures.unwrap(error));
-                    releaseLock(lockNode, session);
+                    releaseOwnLock(lockNode, session);
                 }
                 settled(name);
             }

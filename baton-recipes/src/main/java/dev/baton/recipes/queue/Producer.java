@@ -24,11 +24,11 @@ import org.slf4j.LoggerFactory;
  * Curator's consumers, which take only names that start with {@code queue-}. So each put is a transaction of two
  * operations: the sequential create of the item node, and a version-checked {@code setData} of this producer's
  * <em>marker</em>, an ephemeral node {@code <queuePath>/_producer-<uuid>|7FFFFFFFFFFFFFFF|} (Curator's consumers
- * skip it as a foreign node). Puts are sent back to back, the n-th with the marker version it expects; ZooKeeper applies one
- * session's requests in order, so the applied puts are always a prefix of those sent, and after a connection
- * loss the marker's version says exactly how many were applied: those are done, the rest are sent again. Only if
- * the session itself ended with puts unanswered (the marker went with it) is their outcome unknown; they fail
- * with the {@link KeeperException} that ended them.
+ * skip it as a foreign node). Puts are sent back to back, the n-th with the marker version it expects;
+ * ZooKeeper applies one session's requests in order, so the applied puts are always a prefix of those sent,
+ * and after a connection loss the marker's version says exactly how many were applied: those are done, the rest
+ * are sent again. Only if the session itself ended with puts unanswered (the marker went with it) is their
+ * outcome unknown; they fail with the {@link KeeperException} that ended them.
  *
  * <p>Thread-safety: thread-safe; requests are sent under the lock so that their order is the versions' order.
  */
