@@ -12,5 +12,6 @@ module dev.baton.recipes {
     exports dev.baton.recipes.leader;
     exports dev.baton.recipes.locks;
     exports dev.baton.recipes.nodes;
+    exports dev.baton.recipes.queue;
     exports dev.baton.recipes.shared;
 }

@@ -356,6 +356,30 @@ public interface BenchClient extends AutoCloseable {
         throw new UnsupportedOperationException(name() + " has no semaphore");
     }
 
+    /** A queue: its put side (a consumer, if one was given, consumes in the background). */
+    interface Queue extends Recipe {
+        /**
+         * Puts an item, the library's default way (both put in the background by default).
+         *
+         * @param item the item's bytes
+         * @throws KeeperException from the server
+         * @throws InterruptedException if interrupted
+         */
+        void put(byte[] item) throws KeeperException, InterruptedException;
+    }
+
+    /**
+     * Starts a distributed queue on {@code path}, on Curator's layout.
+     *
+     * @param path the queue's path
+     * @param lockPath the lock path (at least once, one consumer at a time), or null (at most once)
+     * @param consumer called with each item consumed, or null for a producer only
+     * @return the started queue, closed by {@link Recipe#close()}
+     */
+    default Queue queue(String path, String lockPath, java.util.function.Consumer<byte[]> consumer) {
+        throw new UnsupportedOperationException(name() + " has no queue");
+    }
+
     /**
      * The library's name as it appears in the report ({@code "Baton"}, {@code "Curator"}, {@code "ZooKeeper"}).
      *

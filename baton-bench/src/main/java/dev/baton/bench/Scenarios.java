@@ -24,7 +24,9 @@ final class Scenarios {
             new ReadWriteLockScenario(),
             new DiscoveryScenarios.GetInstance(),
             new DiscoveryScenarios.Convergence(),
-            new DiscoveryScenarios.Caches());
+            new DiscoveryScenarios.Caches(),
+            new QueueScenario(false),
+            new QueueScenario(true));
 
     private Scenarios() {
     }

@@ -23,6 +23,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.w3c.dom.Document;
 import org.w3c.dom.Element;
 import org.w3c.dom.NodeList;
@@ -50,7 +51,8 @@ class BenchSmokeTest {
             "cache-initial-load", 2.0 * CACHE_NODES + 4.0,
             "semaphore", 6.0,
             "discovery-convergence", 1.0 + DiscoveryScenarios.Convergence.CACHES,
-            "discovery-caches", 2.0 * CACHE_NODES + 5.0);
+            "discovery-caches", 2.0 * CACHE_NODES + 5.0,
+            "queue-locked", 5.0);
 
     /**
      * Requests the server should see per op from a client that adds no request of its own. For the recipe
@@ -81,7 +83,13 @@ class BenchSmokeTest {
             // getChildren of the service node and a getData per instance (Curator: also a getChildren per instance).
             Map.entry("discovery-get-instance", 0.0),
             Map.entry("discovery-convergence", 2.0 + DiscoveryScenarios.Convergence.CACHES),
-            Map.entry("discovery-caches", CACHE_NODES + 3.0));
+            Map.entry("discovery-caches", CACHE_NODES + 3.0),
+            // Queues, per delivered item: the put (Baton: a transaction with its producer marker; Curator: a
+            // create), and the take: Baton's getData + delete (with a lock path: the lock transaction + getData,
+            // then the settling transaction); Curator's lock create, getData, delete and lock delete. Listings and
+            // races lost to the other consumers come on top.
+            Map.entry("queue", 3.0),
+            Map.entry("queue-locked", 4.0));
 
     /**
      * Scenarios whose request count depends on timing (wake-ups, lost races): the allowed range of requests per op
@@ -96,13 +104,15 @@ class BenchSmokeTest {
             "semaphore", new double[] {1.0, 4.0},
             "rwlock", new double[] {1.0, 3.0},
             "discovery-convergence", new double[] {0.9, 1.1},
-            "discovery-caches", new double[] {0.9, 1.1});
+            "discovery-caches", new double[] {0.9, 1.1},
+            "queue", new double[] {1.0, 8.0},
+            "queue-locked", new double[] {1.0, 8.0});
 
     /** Scenarios built on a recipe: the bare ZooKeeper client has none and is left out. */
     private static final Set<String> RECIPE_SCENARIOS = Set.of("latch-failover", "selector-rotation",
             "cache-initial-load", "cache-event-latency", "double-barrier", "atomic-increment", "mutex-uncontended",
             "mutex-contended", "semaphore", "rwlock", "discovery-get-instance", "discovery-convergence",
-            "discovery-caches");
+            "discovery-caches", "queue", "queue-locked");
 
     @RegisterExtension
     static EmbeddedZooKeeperExtension zk = new EmbeddedZooKeeperExtension();
@@ -204,6 +214,13 @@ class BenchSmokeTest {
                     .isEqualTo(row.requests());
         }
         assertThat(report).contains("| whole op | Baton | ");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"queue", "queue-locked"})
+    void queuesSendFewerRequestsPerDeliveredItemThanCurator(String scenario) {
+        ScenarioResult result = result(scenario);
+        assertThat(result.median("Baton").requestsPerOp()).isLessThan(result.median("Curator").requestsPerOp());
     }
 
     @Test

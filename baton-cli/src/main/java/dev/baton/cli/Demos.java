@@ -26,7 +26,8 @@ final class Demos {
             new MultiLockDemo(),
             new LockDemo(),
             new SemaphoreDemo(),
-            new DiscoveryDemo());
+            new DiscoveryDemo(),
+            new QueueDemo());
 
     /** The demo run by a bare {@code baton demo}. */
     static final String DEFAULT = "client";

@@ -4,11 +4,14 @@ import dev.baton.BatonClient;
 import dev.baton.internal.BatonPaths;
 import java.io.PrintStream;
 import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.data.Stat;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -108,11 +111,21 @@ final class InspectCommand implements Callable<Integer> {
             if (watch) {
                 new InspectWatch(client, path, shown, view, json, parent.interactive()).run(out);
             } else {
-                Znode root = new TreeReader(client).read(path, InspectView.readDepth(shown));
+                Stat stat = client.checkExists().forPath(path);
+                if (stat == null) {
+                    throw new KeeperException.NoNodeException(path);
+                }
+                // A queue shows its depth and next items, never every item: it may hold more than one reply carries.
+                Optional<QueueView.Snapshot> queue = shown > 0 ? QueueView.read(client, path, stat) : Optional.empty();
+                int depth = queue.isPresent() ? 0 : shown;
+                Znode root = new TreeReader(client).read(path, InspectView.readDepth(depth));
                 if (json) {
-                    out.println(Json.write(view.json(root, shown)));
+                    Map<String, Object> found = view.json(root, depth);
+                    queue.ifPresent(q -> found.put("recipe", QueueView.json(q)));
+                    out.println(Json.write(found));
                 } else {
-                    view.lines(root, shown).forEach(out::println);
+                    view.lines(root, depth).forEach(out::println);
+                    queue.ifPresent(q -> QueueView.lines(q, InspectView.INDENT).forEach(out::println));
                 }
             }
             return CommandLine.ExitCode.OK;

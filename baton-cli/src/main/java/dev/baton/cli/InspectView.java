@@ -27,7 +27,7 @@ import org.apache.zookeeper.KeeperException;
  */
 final class InspectView {
 
-    private static final String INDENT = "  ";
+    static final String INDENT = "  ";
 
     private final InspectOptions options;
 

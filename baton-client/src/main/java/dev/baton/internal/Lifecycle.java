@@ -57,6 +57,9 @@ public final class Lifecycle {
      */
     public void requireStarted() {
         State now = state.get();
+        if (now == State.LATENT) {
+            throw new IllegalStateException(name + " is " + now + ": call start() first");
+        }
         if (now != State.STARTED) {
             throw new IllegalStateException(name + " is " + now);
         }

@@ -195,6 +195,43 @@ public final class Checkers {
     }
 
     /**
+     * Queue: nothing lost. Every queue item put ({@code ITEM_PUT}, one name per item) is consumed to the end
+     * ({@code ITEM_DONE}) at least once by the end of the history, and nobody takes ({@code ITEM_TAKEN}) an item
+     * that was not put before. Run it on a history that ends after the consumers had time to drain the queue.
+     * One violation per lost item (window: its put to its first take) and per item taken but never put.
+     *
+     * @return the checker
+     */
+    public static HistoryChecker queueNothingLost() {
+        return new QueueChecker(QueueChecker.Property.NOTHING_LOST);
+    }
+
+    /**
+     * Queue: at most once, for a queue without a lock path (an item leaves the queue before it is consumed, so it
+     * is never consumed twice, even if its consumer dies). One violation per second take of an item, with the
+     * window from its first take.
+     *
+     * @return the checker
+     */
+    public static HistoryChecker queueAtMostOnce() {
+        return new QueueChecker(QueueChecker.Property.AT_MOST_ONCE);
+    }
+
+    /**
+     * Queue with a lock path, with the {@link #DEFAULT_RESUME_GRACE}: no queue item is consumed by two clients
+     * at once among those that are connected and not paused. A consumer <em>holds</em> an item from its
+     * {@code ITEM_TAKEN} to its {@code ITEM_DONE} or {@code ITEM_DROPPED} (recorded as soon as it learns it may
+     * have lost the item, e.g. on {@code LOST}); otherwise as {@link #mutualExclusion()} (see the class
+     * documentation): an item taken again by another consumer after the first one's session ended is fine as
+     * long as the first one was told first, or was disconnected or paused. Reported once per episode.
+     *
+     * @return the checker
+     */
+    public static HistoryChecker queueExclusive() {
+        return new MutualExclusionChecker(DEFAULT_RESUME_GRACE.toNanos(), MutualExclusionChecker.itemExclusion());
+    }
+
+    /**
      * Liveness: after faults heal, a holder exists again within {@code bound}. Faults are tracked by id ({@code
      * FAULT_INJECTED}/{@code FAULT_HEALED} names); each {@code FAULT_HEALED} that leaves no fault active starts a
      * check, unless another fault is injected within {@code bound} (then the system was not given the bound). The

@@ -10,6 +10,10 @@ import org.apache.zookeeper.server.SyncRequestProcessor;
 import org.apache.zookeeper.txn.CreateContainerTxn;
 import org.apache.zookeeper.txn.CreateTTLTxn;
 import org.apache.zookeeper.txn.CreateTxn;
+import org.apache.zookeeper.txn.MultiTxn;
+import org.apache.zookeeper.txn.Txn;
+import org.apache.zookeeper.server.ByteBufferInputStream;
+import java.nio.ByteBuffer;
 import org.apache.zookeeper.ZooDefs.OpCode;
 import org.apache.zookeeper.proto.RequestHeader;
 import org.apache.zookeeper.server.RequestProcessor;
@@ -76,6 +80,20 @@ final class CountingZooKeeperServer extends ZooKeeperServer {
         }
         if (txn instanceof CreateContainerTxn create) {
             return create.getPath();
+        }
+        if (txn instanceof MultiTxn multi) {
+            // A transaction counts as a create of its first created path (e.g. a queue's put).
+            for (Txn t : multi.getTxns()) {
+                if (t.getType() == OpCode.create || t.getType() == OpCode.create2) {
+                    CreateTxn create = new CreateTxn();
+                    try {
+                        ByteBufferInputStream.byteBuffer2Record(ByteBuffer.wrap(t.getData()), create);
+                    } catch (IOException e) {
+                        return null;
+                    }
+                    return create.getPath();
+                }
+            }
         }
         return null;
     }

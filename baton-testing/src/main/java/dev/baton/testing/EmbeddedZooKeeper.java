@@ -415,7 +415,8 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
     /**
      * Loses the reply to the next create whose path starts with {@code pathPrefix}: the server applies the
      * create, but closes the client's connection just before replying, so the client sees a connection loss
-     * for a create that happened. The client reconnects on the same session. One-shot; a later call replaces
+     * for a create that happened (a transaction counts as a create of its first created path). The client
+     * reconnects on the same session. One-shot; a later call replaces
      * an unused one.
      *
      * @param pathPrefix the start of the full path (chroot included) of the create to lose the reply of

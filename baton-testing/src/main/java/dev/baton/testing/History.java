@@ -21,7 +21,7 @@ import java.util.function.Consumer;
 
 /**
  * A thread-safe, append-only record of what many clients did and saw during a test: locks acquired, released
- * and lost, leadership gained and lost, barrier calls, fencing tokens accepted or rejected by a guarded
+ * and lost, leadership gained and lost, barrier calls, queue items put and consumed, fencing tokens accepted or rejected by a guarded
  * resource, connection-state changes, process pauses and injected faults. {@link Checkers} then verifies the
  * safety and liveness properties on it.
  *
@@ -72,6 +72,14 @@ public final class History {
         LEAVE_CALLED,
         /** Client's {@code leave} on barrier {@code name} returned successfully. */
         LEAVE_RETURNED,
+        /** Client put queue item {@code name} (record once the put succeeded; one name per item put). */
+        ITEM_PUT,
+        /** Client started consuming queue item {@code name}: it now believes the item is its to consume. */
+        ITEM_TAKEN,
+        /** Client finished consuming queue item {@code name} ({@code consumeMessage} returned normally). */
+        ITEM_DONE,
+        /** Client stopped consuming queue item {@code name} without finishing (e.g. told its session ended). */
+        ITEM_DROPPED,
         /** Guarded resource {@code name} accepted an operation by the client with fencing {@code token}. */
         TOKEN_USED,
         /** Guarded resource {@code name} rejected an operation by the client with stale fencing {@code token}. */
@@ -292,6 +300,47 @@ public final class History {
          */
         public Event leaveReturned(String barrier) {
             return record(client, Kind.LEAVE_RETURNED, barrier, NO_TOKEN, "");
+        }
+
+        /**
+         * Records {@link Kind#ITEM_PUT} of queue item {@code item} (after the put succeeded).
+         *
+         * @param item the item's id
+         * @return the appended event
+         */
+        public Event itemPut(String item) {
+            return record(client, Kind.ITEM_PUT, item, NO_TOKEN, "");
+        }
+
+        /**
+         * Records {@link Kind#ITEM_TAKEN} of queue item {@code item} (as consumption starts).
+         *
+         * @param item the item's id
+         * @return the appended event
+         */
+        public Event itemTaken(String item) {
+            return record(client, Kind.ITEM_TAKEN, item, NO_TOKEN, "");
+        }
+
+        /**
+         * Records {@link Kind#ITEM_DONE} of queue item {@code item} (as consumption returns).
+         *
+         * @param item the item's id
+         * @return the appended event
+         */
+        public Event itemDone(String item) {
+            return record(client, Kind.ITEM_DONE, item, NO_TOKEN, "");
+        }
+
+        /**
+         * Records {@link Kind#ITEM_DROPPED} of queue item {@code item}, with the reason.
+         *
+         * @param item the item's id
+         * @param reason why it was dropped
+         * @return the appended event
+         */
+        public Event itemDropped(String item, String reason) {
+            return record(client, Kind.ITEM_DROPPED, item, NO_TOKEN, reason);
         }
 
         /**

@@ -10,7 +10,7 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Replays lock and leadership events and tells, at each point of a history, which clients <em>effectively</em>
+ * Replays lock, leadership and queue-item events (a consumer holds an item while it consumes it) and tells, at each point of a history, which clients <em>effectively</em>
  * hold each lock/leadership: they believe they hold it (an open hold), they are connected, not paused, and not
  * in the grace period after a resume. The semantics are documented on {@link Checkers#mutualExclusion()}.
  *
@@ -20,7 +20,7 @@ final class HoldTracker {
 
     /** Lock and leadership names live in separate name spaces. */
     enum Family {
-        LOCK("lock"), LEADERSHIP("leadership");
+        LOCK("lock"), LEADERSHIP("leadership"), ITEM("queue item");
 
         private final String label;
 
@@ -66,6 +66,7 @@ final class HoldTracker {
         return switch (e.kind()) {
             case ACQUIRED, RELEASED, LOST -> new Key(Family.LOCK, e.name());
             case BECAME_LEADER, LOST_LEADERSHIP -> new Key(Family.LEADERSHIP, e.name());
+            case ITEM_TAKEN, ITEM_DONE, ITEM_DROPPED -> new Key(Family.ITEM, e.name());
             default -> null;
         };
     }
@@ -117,7 +118,7 @@ final class HoldTracker {
         if (key != null) {
             keys.add(key);
             switch (e.kind()) {
-                case ACQUIRED, BECAME_LEADER -> c.holds.put(key, new Hold(e));
+                case ACQUIRED, BECAME_LEADER, ITEM_TAKEN -> c.holds.put(key, new Hold(e));
                 default -> c.holds.remove(key);
             }
             return Set.of(key);

@@ -63,6 +63,32 @@ final class MutualExclusionChecker implements HistoryChecker {
         };
     }
 
+    /** Each queue item is consumed by at most one effective consumer at a time; locks are not looked at. */
+    static Rule itemExclusion() {
+        return new Rule() {
+            @Override
+            public String name() {
+                return "queue-exclusive";
+            }
+
+            @Override
+            public HoldTracker.Key episodeOf(HoldTracker.Key key) {
+                return key.family() == HoldTracker.Family.ITEM ? key : null;
+            }
+
+            @Override
+            public List<Map.Entry<String, HoldTracker.Hold>> conflicting(HoldTracker tracker, HoldTracker.Key key) {
+                List<Map.Entry<String, HoldTracker.Hold>> holders = tracker.effectiveHolders(key);
+                return holders.size() > 1 ? holders : List.of();
+            }
+
+            @Override
+            public String describe(HoldTracker.Key key, int count) {
+                return key + " is being consumed by " + count + " consumers";
+            }
+        };
+    }
+
     /**
      * Lock {@code write} is exclusive of every other client's hold of {@code write} or {@code read}; a client that
      * holds both (a downgrade) conflicts with nobody by that alone.

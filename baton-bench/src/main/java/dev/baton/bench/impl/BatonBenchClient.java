@@ -204,6 +204,58 @@ public final class BatonBenchClient implements BenchClient {
     }
 
     @Override
+    public Queue queue(String path, String lockPath, java.util.function.Consumer<byte[]> consumer) {
+        dev.baton.recipes.queue.QueueConsumer<byte[]> c = consumer == null ? null
+                : new dev.baton.recipes.queue.QueueConsumer<>() {
+                    @Override
+                    public void consumeMessage(byte[] message) {
+                        consumer.accept(message);
+                    }
+
+                    @Override
+                    public void stateChanged(BatonClient client, dev.baton.state.ConnectionState newState) {
+                    }
+                };
+        var builder = dev.baton.recipes.queue.QueueBuilder.builder(client, c, BYTES, path);
+        if (lockPath != null) {
+            builder.lockPath(lockPath);
+        }
+        dev.baton.recipes.queue.DistributedQueue<byte[]> queue = builder.buildQueue();
+        try {
+            queue.start();
+        } catch (KeeperException e) {
+            throw new IllegalStateException("Baton queue start " + path, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        }
+        return new Queue() {
+            @Override
+            public void put(byte[] item) throws KeeperException, InterruptedException {
+                queue.put(item);
+            }
+
+            @Override
+            public void close() {
+                queue.close();
+            }
+        };
+    }
+
+    private static final dev.baton.recipes.queue.QueueSerializer<byte[]> BYTES =
+            new dev.baton.recipes.queue.QueueSerializer<>() {
+                @Override
+                public byte[] serialize(byte[] item) {
+                    return item;
+                }
+
+                @Override
+                public byte[] deserialize(byte[] bytes) {
+                    return bytes;
+                }
+            };
+
+    @Override
     public void open(String connectString) throws InterruptedException {
         client = Baton.newClient(connectString, new ExponentialBackoffRetry(1000, 3));
         client.start();

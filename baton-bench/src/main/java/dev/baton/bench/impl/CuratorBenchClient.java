@@ -249,6 +249,66 @@ public final class CuratorBenchClient implements BenchClient {
     }
 
     @Override
+    public Queue queue(String path, String lockPath, java.util.function.Consumer<byte[]> consumer) {
+        org.apache.curator.framework.recipes.queue.QueueConsumer<byte[]> c = consumer == null ? null
+                : new org.apache.curator.framework.recipes.queue.QueueConsumer<>() {
+                    @Override
+                    public void consumeMessage(byte[] message) {
+                        consumer.accept(message);
+                    }
+
+                    @Override
+                    public void stateChanged(CuratorFramework client,
+                            org.apache.curator.framework.state.ConnectionState newState) {
+                    }
+                };
+        var builder = org.apache.curator.framework.recipes.queue.QueueBuilder.builder(client, c, BYTES, path);
+        if (lockPath != null) {
+            builder.lockPath(lockPath);
+        }
+        org.apache.curator.framework.recipes.queue.DistributedQueue<byte[]> queue = builder.buildQueue();
+        try {
+            queue.start();
+        } catch (Exception e) {
+            throw new IllegalStateException("Curator queue start " + path, e);
+        }
+        return new Queue() {
+            @Override
+            public void put(byte[] item) throws KeeperException, InterruptedException {
+                try {
+                    queue.put(item);
+                } catch (KeeperException | InterruptedException | RuntimeException e) {
+                    throw e;
+                } catch (Exception e) {
+                    throw new IllegalStateException("Curator queue put " + path, e);
+                }
+            }
+
+            @Override
+            public void close() {
+                try {
+                    queue.close();
+                } catch (java.io.IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            }
+        };
+    }
+
+    private static final org.apache.curator.framework.recipes.queue.QueueSerializer<byte[]> BYTES =
+            new org.apache.curator.framework.recipes.queue.QueueSerializer<>() {
+                @Override
+                public byte[] serialize(byte[] item) {
+                    return item;
+                }
+
+                @Override
+                public byte[] deserialize(byte[] bytes) {
+                    return bytes;
+                }
+            };
+
+    @Override
     public void open(String connectString) throws InterruptedException {
         client = CuratorFrameworkFactory.newClient(connectString, new ExponentialBackoffRetry(1000, 3));
         client.start();

@@ -1,0 +1,328 @@
+package dev.baton.recipes.queue;
+
+import dev.baton.BatonClient;
+import dev.baton.BatonOp;
+import dev.baton.internal.BatonPaths;
+import dev.baton.internal.Failures;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.data.Stat;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The put side of a queue: puts that are never doubled and never silently lost, pipelined.
+ *
+ * <p>A sequential create cannot be retried blindly after a connection loss (it may have been applied, and a
+ * retry would queue the item twice), and a protected name ({@code _c_<uuid>-queue-...}) would hide the item from
+ * Curator's consumers, which take only names that start with {@code queue-}. So each put is a transaction of two
+ * operations: the sequential create of the item node, and a version-checked {@code setData} of this producer's
+ * <em>marker</em>, an ephemeral node {@code <queuePath>/_producer-<uuid>|7FFFFFFFFFFFFFFF|} (Curator's consumers
+ * skip it as a foreign node). Puts are sent back to back, the n-th with the marker version it expects;
+ * ZooKeeper applies one session's requests in order, so the applied puts are always a prefix of those sent,
+ * and after a connection loss the marker's version says exactly how many were applied: those are done, the rest
+ * are sent again. Only if the session itself ended with puts unanswered (the marker went with it) is their
+ * outcome unknown; they fail with the {@link KeeperException} that ended them.
+ *
+ * <p>Thread-safety: thread-safe; requests are sent under the lock so that their order is the versions' order.
+ */
+final class Producer {
+    private static final Logger LOG = LoggerFactory.getLogger(Producer.class);
+    static final String MARKER_PREFIX = "_producer-";
+    /**
+     * Curator's delay-queue consumer reads a time between the last two {@code |} of every child's name (0 when
+     * there is none) and waits until the earliest child is due; a child whose time is in the past (or missing)
+     * makes it wait for the next change instead. A foreign child without a time would sort first and stall it; with the
+     * largest time, the marker sorts last and is never waited for. (Curator's id queue reads the same part as
+     * an id, which is harmless.)
+     */
+    static final String MARKER_SUFFIX = "|7FFFFFFFFFFFFFFF|";
+
+    /** One put: what to create, and its outcome (the created path, or null if applied but not answered). */
+    private static final class Put {
+        final String pathPrefix;
+        final byte[] data;
+        final CompletableFuture<String> result = new CompletableFuture<>();
+        int version;
+        /** The failure of its last attempt; null while unanswered or after success. */
+        Throwable failure;
+
+        Put(String pathPrefix, byte[] data) {
+            this.pathPrefix = pathPrefix;
+            this.data = data;
+        }
+    }
+
+    private final BatonClient client;
+    private final String markerPath;
+    // Guarded by this.
+    private final ArrayDeque<Put> waiting = new ArrayDeque<>();
+    private final ArrayDeque<Put> sent = new ArrayDeque<>();
+    private int unanswered;
+    /** A failure among the sent puts: resynchronize once every sent put is answered. */
+    private boolean failed;
+    /** The marker is being created or read: nothing is sent meanwhile. */
+    private boolean busy;
+    private long markerSession;
+    private int nextVersion;
+    private int outstanding;
+    private boolean closed;
+
+    Producer(BatonClient client, String queuePath) {
+        this.client = client;
+        this.markerPath = BatonPaths.makePath(queuePath, MARKER_PREFIX + UUID.randomUUID() + MARKER_SUFFIX);
+    }
+
+    /**
+     * Queues a put.
+     *
+     * @param pathPrefix the item's path without the sequence, e.g. {@code /q/queue-}
+     * @param data the item node's data
+     * @return the created path (null when it was applied but its answer was lost), or the failure
+     */
+    CompletableFuture<String> put(String pathPrefix, byte[] data) {
+        Put put = new Put(pathPrefix, data);
+        synchronized (this) {
+            if (closed) {
+                return CompletableFuture.failedFuture(new IllegalStateException("the queue is closed"));
+            }
+            outstanding++;
+            waiting.add(put);
+            pump();
+        }
+        return put.result;
+    }
+
+    /** Sends what waits, or starts the marker's creation or a resynchronization. Holds the lock. */
+    private void pump() {
+        if (busy || waiting.isEmpty() && !failed) {
+            return;
+        }
+        if (failed) {
+            if (unanswered == 0) {
+                resync();
+            }
+            return;
+        }
+        long session = session();
+        if (session == 0 || session != markerSession) {
+            createMarker();
+            return;
+        }
+        while (!waiting.isEmpty()) {
+            Put put = waiting.poll();
+            put.version = nextVersion++;
+            put.failure = null;
+            sent.add(put);
+            unanswered++;
+            List<BatonOp> ops = List.of(
+                    client.transactionOp().create().withMode(CreateMode.PERSISTENT_SEQUENTIAL)
+                            .forPath(put.pathPrefix, put.data),
+                    client.transactionOp().setData().withVersion(put.version).forPath(markerPath, new byte[0]));
+            CompletableFuture<List<dev.baton.BatonTransactionResult>> f;
+            try {
+                f = client.transaction().forOperationsAsync(ops);
+            } catch (RuntimeException e) {
+                f = CompletableFuture.failedFuture(e);
+            }
+            f.whenComplete((results, error) -> answered(put,
+                    error == null ? results.get(0).resultPath() : null, error));
+        }
+    }
+
+    private void answered(Put put, String path, Throwable error) {
+        Put done = null;
+        synchronized (this) {
+            unanswered--;
+            if (error == null) {
+                sent.remove(put);
+                done = put;
+            } else {
+                put.failure = Failures.unwrap(error);
+                failed = true;
+            }
+            pump();
+        }
+        if (done != null) {
+            complete(done, path, null);
+        }
+    }
+
+    /** Creates the marker in the current session, then sends what waits. Holds the lock. */
+    private void createMarker() {
+        busy = true;
+        CompletableFuture<String> f;
+        try {
+            f = client.create().withMode(CreateMode.EPHEMERAL).forPathAsync(markerPath);
+        } catch (RuntimeException e) {
+            f = CompletableFuture.failedFuture(e);
+        }
+        f.whenComplete((created, error) -> {
+            List<Put> failedPuts = new ArrayList<>();
+            synchronized (this) {
+                busy = false;
+                if (error == null || Failures.code(error) == KeeperException.Code.NODEEXISTS) {
+                    // Answered just now, so the handle's session is the one that owns the marker.
+                    markerSession = rawSession();
+                    nextVersion = 0;
+                } else {
+                    failedPuts.addAll(waiting);
+                    waiting.clear();
+                }
+                if (failedPuts.isEmpty()) {
+                    pump();
+                }
+            }
+            failedPuts.forEach(p -> complete(p, null, error));
+        });
+    }
+
+    /**
+     * Every sent put is answered and some failed: reads the marker's version to tell the applied ones from the
+     * others, completes the first, and queues the others again (in front, in their order). Holds the lock.
+     */
+    private void resync() {
+        busy = true;
+        long session = session();
+        Stat stat = new Stat();
+        CompletableFuture<byte[]> f;
+        if (session == markerSession && session != 0) {
+            try {
+                f = client.getData().storingStatIn(stat).forPathAsync(markerPath);
+            } catch (RuntimeException e) {
+                f = CompletableFuture.failedFuture(e);
+            }
+        } else {
+            f = CompletableFuture.failedFuture(KeeperException.create(KeeperException.Code.SESSIONEXPIRED));
+        }
+        f.whenComplete((data, error) -> {
+            List<Put> applied = new ArrayList<>();
+            List<Put> lost = new ArrayList<>();
+            synchronized (this) {
+                busy = false;
+                if (error != null && Failures.isConnectionProblem(error) && session() == session
+                        && Failures.code(error) != KeeperException.Code.SESSIONEXPIRED && !closed) {
+                    // Still the same session: read again once the connection is back.
+                    client.schedule(() -> {
+                        synchronized (this) {
+                            pump();
+                        }
+                    }, java.time.Duration.ofMillis(100));
+                    return;
+                }
+                boolean known = error == null && session() == session;
+                int version = known ? stat.getVersion() : -1;
+                ArrayDeque<Put> again = new ArrayDeque<>();
+                for (Put put : sent) {
+                    if (put.failure == null) {
+                        continue; // answered with success already (cannot happen: sent holds only failures)
+                    }
+                    if (known && put.version < version) {
+                        applied.add(put);
+                    } else if (isMarkerFailure(put.failure)) {
+                        again.add(put); // refused by the marker's check: not applied
+                    } else if (Failures.isConnectionProblem(put.failure)) {
+                        (known ? again : lost).add(put); // lost: the session ended with it unanswered
+                    } else {
+                        lost.add(put); // failed for a reason of its own, e.g. the queue path is gone
+                    }
+                }
+                sent.clear();
+                failed = false;
+                if (known) {
+                    nextVersion = version;
+                } else {
+                    markerSession = 0;
+                }
+                while (!again.isEmpty()) {
+                    waiting.addFirst(again.pollLast());
+                }
+                if (closed) {
+                    lost.addAll(waiting);
+                    waiting.clear();
+                } else {
+                    pump();
+                }
+            }
+            applied.forEach(p -> complete(p, null, null));
+            lost.forEach(p -> complete(p, null, p.failure != null ? p.failure
+                    : new IllegalStateException("the queue is closed")));
+        });
+    }
+
+    private void complete(Put put, String path, Throwable error) {
+        if (error == null) {
+            put.result.complete(path);
+        } else {
+            if (LOG.isDebugEnabled()) {
+                LOG.debug("put under {} failed", put.pathPrefix, error);
+            }
+            put.result.completeExceptionally(Failures.unwrap(error));
+        }
+        synchronized (this) {
+            outstanding--;
+            notifyAll();
+        }
+    }
+
+    /** The current session, or while disconnected the marker's (a request sent now waits for the connection). */
+    private long session() {
+        return client.isConnected() ? rawSession() : markerSession;
+    }
+
+    private long rawSession() {
+        try {
+            return client.getZooKeeper().getSessionId();
+        } catch (RuntimeException e) {
+            return 0;
+        }
+    }
+
+    /** True if a put's transaction failed on the marker: a wrong version, or the marker gone with its session. */
+    private boolean isMarkerFailure(Throwable failure) {
+        KeeperException.Code code = Failures.code(failure);
+        return code == KeeperException.Code.BADVERSION
+                || code == KeeperException.Code.NONODE && failure instanceof KeeperException ke
+                        && markerPath.equals(ke.getPath());
+    }
+
+    /** Waits until no put is outstanding. */
+    synchronized boolean flush(long nanos) throws InterruptedException {
+        long deadline = System.nanoTime() + nanos;
+        while (outstanding > 0) {
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                return false;
+            }
+            TimeUnit.NANOSECONDS.timedWait(this, left);
+        }
+        return true;
+    }
+
+    /** Fails the puts that were not sent yet, and deletes the marker. */
+    void close() {
+        List<Put> dropped;
+        boolean hadMarker;
+        synchronized (this) {
+            closed = true;
+            dropped = new ArrayList<>(waiting);
+            waiting.clear();
+            hadMarker = markerSession != 0;
+        }
+        dropped.forEach(p -> complete(p, null, new IllegalStateException("the queue is closed")));
+        if (hadMarker && client.getState() == BatonClient.State.STARTED) {
+            client.delete().guaranteed().quietly().forPathAsync(markerPath).exceptionally(e -> null);
+        }
+    }
+
+    /** @return the marker's path */
+    String markerPath() {
+        return markerPath;
+    }
+}
