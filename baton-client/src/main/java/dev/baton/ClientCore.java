@@ -35,6 +35,9 @@ final class ClientCore {
     private final ListenerContainer<ConnectionStateListener> stateListeners;
     private final ListenerContainer<UnhandledErrorListener> errorListeners;
     private final ListenerContainer<BatonListener> eventListeners;
+    /** Called on the thread that saw the outcome: the hook must cost nothing when nobody listens. */
+    private final ListenerContainer<OperationListener> operationListeners =
+            new ListenerContainer<>(Runnable::run, this::reportError);
     private final Set<String> ensuredPaths = ConcurrentHashMap.newKeySet();
     private final BackgroundRetrier retrier = new BackgroundRetrier(this);
     private final EnsembleTracker ensembleTracker;
@@ -109,6 +112,19 @@ final class ClientCore {
         return eventListeners;
     }
 
+    ListenerContainer<OperationListener> operationListeners() {
+        return operationListeners;
+    }
+
+    /** @return true while at least one operation listener is registered */
+    boolean isObserved() {
+        return operationListeners.size() != 0;
+    }
+
+    void reportOperation(OperationEvent event) {
+        operationListeners.forEach(l -> l.operationCompleted(event));
+    }
+
     BatonClient.State state() {
         return state.get();
     }
@@ -170,6 +186,9 @@ final class ClientCore {
 
     void postState(ConnectionState newState) {
         LOG.debug("Connection state {}", newState);
+        if (isObserved()) {
+            operationListeners.forEach(l -> l.connectionStateChanged(newState));
+        }
         stateListeners.forEach(l -> l.stateChanged(root, newState));
     }
 
