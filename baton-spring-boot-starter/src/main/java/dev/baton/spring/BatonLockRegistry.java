@@ -91,8 +91,10 @@ public final class BatonLockRegistry implements ExpirableLockRegistry<Lock>, Aut
             throw new IllegalStateException("the lock registry is closed");
         }
         String lockPath = BatonPaths.validate(path.equals("/") ? "/" + key : path + "/" + key);
-        BatonLock lock = locks.computeIfAbsent(key, k -> new BatonLock(lockPath,
-                decorator.apply(new InterProcessMutex(client, lockPath))));
+        BatonLock lock = locks.computeIfAbsent(key, k -> {
+            InterProcessMutex mutex = new InterProcessMutex(client, lockPath);
+            return new BatonLock(lockPath, mutex, decorator.apply(mutex));
+        });
         lock.touch();
         if (sweepPending()) {
             synchronized (this) {
@@ -181,12 +183,19 @@ public final class BatonLockRegistry implements ExpirableLockRegistry<Lock>, Aut
 
     /** One key's lock: a {@link Lock} face on a ZooKeeper mutex. */
     private static final class BatonLock implements Lock {
+        /**
+         * How long a {@code tryLock()} that found the lock free may wait for its own create and listing. The
+         * mutex's acquire with no time at all gives up before its first round trip is back.
+         */
+        private static final long FREE_LOCK_GRACE_MS = 1000;
         private final String lockPath;
+        private final InterProcessMutex raw;
         private final InterProcessLock mutex;
         private volatile long lastUsed = System.nanoTime();
 
-        BatonLock(String lockPath, InterProcessLock mutex) {
+        BatonLock(String lockPath, InterProcessMutex raw, InterProcessLock mutex) {
             this.lockPath = lockPath;
+            this.raw = raw;
             this.mutex = mutex;
         }
 
@@ -227,6 +236,10 @@ public final class BatonLockRegistry implements ExpirableLockRegistry<Lock>, Aut
             }
         }
 
+        /**
+         * Takes the lock if it is free now: one listing tells, and then the acquire may take the round trip it
+         * needs (up to a second, if another process took the lock in between).
+         */
         @Override
         public boolean tryLock() {
             try {
@@ -240,7 +253,14 @@ public final class BatonLockRegistry implements ExpirableLockRegistry<Lock>, Aut
         @Override
         public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
             try {
-                return mutex.acquire(Math.max(0, time), unit);
+                long ms = unit.toMillis(Math.max(0, time));
+                if (ms < FREE_LOCK_GRACE_MS && !raw.isOwnedByCurrentThread()) {
+                    if (!raw.getParticipantNodes().isEmpty()) {
+                        return time > 0 && mutex.acquire(time, unit);
+                    }
+                    return mutex.acquire(FREE_LOCK_GRACE_MS, TimeUnit.MILLISECONDS);
+                }
+                return mutex.acquire(ms, TimeUnit.MILLISECONDS);
             } catch (KeeperException e) {
                 throw failure(e);
             } finally {
