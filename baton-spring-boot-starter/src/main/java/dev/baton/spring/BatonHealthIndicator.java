@@ -54,18 +54,12 @@ public final class BatonHealthIndicator implements HealthIndicator, AutoCloseabl
     @Override
     public Health health() {
         ConnectionState state = client.getConnectionState();
-        boolean connected = client.isConnected();
-        Health.Builder health;
-        if (connected && state != null && state != ConnectionState.SUSPENDED && state != ConnectionState.LOST) {
-            health = Health.up();
-        } else if (state == ConnectionState.SUSPENDED && withinGrace()) {
-            health = Health.up();
-        } else {
-            health = Health.down();
-        }
+        boolean up = state != null && state != ConnectionState.LOST
+                && (state != ConnectionState.SUSPENDED || withinGrace());
+        Health.Builder health = up ? Health.up() : Health.down();
         health.withDetail("state", state == null ? "CONNECTING" : state.name())
                 .withDetail("connectString", connectString);
-        if (connected) {
+        if (client.isConnected()) {
             try {
                 health.withDetail("sessionId", "0x" + Long.toHexString(client.getZooKeeper().getSessionId()));
             } catch (IllegalStateException e) {
@@ -78,9 +72,10 @@ public final class BatonHealthIndicator implements HealthIndicator, AutoCloseabl
         return health.build();
     }
 
+    /** A suspension whose listener call has not come yet has only just begun. */
     private boolean withinGrace() {
         Long since = suspendedSince;
-        return since != null && System.nanoTime() - since < grace.toNanos();
+        return since == null || System.nanoTime() - since < grace.toNanos();
     }
 
     /** Stops listening to the client. */
