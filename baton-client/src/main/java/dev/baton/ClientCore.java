@@ -35,9 +35,7 @@ final class ClientCore {
     private final ListenerContainer<ConnectionStateListener> stateListeners;
     private final ListenerContainer<UnhandledErrorListener> errorListeners;
     private final ListenerContainer<BatonListener> eventListeners;
-    /** Called on the thread that saw the outcome: the hook must cost nothing when nobody listens. */
-    private final ListenerContainer<OperationListener> operationListeners =
-            new ListenerContainer<>(Runnable::run, this::reportError);
+    private final OperationListeners operationListeners = new OperationListeners(this::reportError);
     private final Set<String> ensuredPaths = ConcurrentHashMap.newKeySet();
     private final BackgroundRetrier retrier = new BackgroundRetrier(this);
     private final EnsembleTracker ensembleTracker;
@@ -112,17 +110,17 @@ final class ClientCore {
         return eventListeners;
     }
 
-    ListenerContainer<OperationListener> operationListeners() {
+    OperationListeners operationListeners() {
         return operationListeners;
     }
 
     /** @return true while at least one operation listener is registered */
     boolean isObserved() {
-        return operationListeners.size() != 0;
+        return !operationListeners.isEmpty();
     }
 
     void reportOperation(OperationEvent event) {
-        operationListeners.forEach(l -> l.operationCompleted(event));
+        operationListeners.operationCompleted(event);
     }
 
     BatonClient.State state() {
@@ -186,9 +184,7 @@ final class ClientCore {
 
     void postState(ConnectionState newState) {
         LOG.debug("Connection state {}", newState);
-        if (isObserved()) {
-            operationListeners.forEach(l -> l.connectionStateChanged(newState));
-        }
+        operationListeners.connectionStateChanged(newState);
         stateListeners.forEach(l -> l.stateChanged(root, newState));
     }
 

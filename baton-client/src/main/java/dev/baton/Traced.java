@@ -31,20 +31,33 @@ final class Traced {
         RETRIES.incrementAndGet(this);
     }
 
-    /** Reports {@code operation}'s outcome once it is known (at once, for a blocking operation). */
+    /**
+     * Reports {@code operation}'s outcome once it is known: at once, without a stage, when it is already complete
+     * (a blocking operation always is).
+     */
     <T> CompletableFuture<T> report(CompletableFuture<T> operation) {
-        operation.whenComplete((value, error) -> {
-            KeeperException.Code code;
-            if (error == null) {
-                code = type == BatonEventType.EXISTS && value == null ? KeeperException.Code.NONODE
-                        : KeeperException.Code.OK;
+        if (operation.isDone()) {
+            if (operation.isCompletedExceptionally()) {
+                operation.whenComplete((value, error) -> completed(null, error));
             } else {
-                KeeperException.Code failed = Failures.code(error);
-                code = failed != null ? failed : KeeperException.Code.SYSTEMERROR;
+                completed(operation.getNow(null), null);
             }
-            Duration took = Duration.ofNanos(System.nanoTime() - startNanos);
-            core.reportOperation(new OperationEvent(type, path, took, code, retries));
-        });
+        } else {
+            operation.whenComplete(this::completed);
+        }
         return operation;
+    }
+
+    private void completed(Object value, Throwable error) {
+        KeeperException.Code code;
+        if (error == null) {
+            code = type == BatonEventType.EXISTS && value == null ? KeeperException.Code.NONODE
+                    : KeeperException.Code.OK;
+        } else {
+            KeeperException.Code failed = Failures.code(error);
+            code = failed != null ? failed : KeeperException.Code.SYSTEMERROR;
+        }
+        Duration took = Duration.ofNanos(System.nanoTime() - startNanos);
+        core.reportOperation(new OperationEvent(type, path, took, code, retries));
     }
 }
