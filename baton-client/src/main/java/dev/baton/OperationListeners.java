@@ -69,29 +69,24 @@ final class OperationListeners implements Listenable<OperationListener> {
     }
 
     void operationCompleted(OperationEvent event) {
-        for (Entry entry : entries) {
-            if (entry.executor() == null) {
-                try {
-                    entry.listener().operationCompleted(event);
-                } catch (RuntimeException | Error e) {
-                    errorHandler.accept("operation listener " + entry.listener() + " threw", e);
-                }
-            } else {
-                dispatch(entry, () -> entry.listener().operationCompleted(event));
-            }
-        }
+        each(OperationListener::operationCompleted, event);
     }
 
     void connectionStateChanged(ConnectionState state) {
+        each(OperationListener::connectionStateChanged, state);
+    }
+
+    /** Calls every listener; {@code call} is a method reference, so nothing is allocated for a direct call. */
+    private <T> void each(BiConsumer<OperationListener, T> call, T argument) {
         for (Entry entry : entries) {
             if (entry.executor() == null) {
                 try {
-                    entry.listener().connectionStateChanged(state);
+                    call.accept(entry.listener(), argument);
                 } catch (RuntimeException | Error e) {
                     errorHandler.accept("operation listener " + entry.listener() + " threw", e);
                 }
             } else {
-                dispatch(entry, () -> entry.listener().connectionStateChanged(state));
+                dispatch(entry, () -> call.accept(entry.listener(), argument));
             }
         }
     }
