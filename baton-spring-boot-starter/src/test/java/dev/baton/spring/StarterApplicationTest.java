@@ -53,6 +53,8 @@ class StarterApplicationTest {
     MeterRegistry registry;
     @Autowired
     HealthEndpoint health;
+    @Autowired
+    LeaderGatedWork.Worker worker;
 
     private Status batonHealth() {
         return health.healthForPath("baton").getStatus();
@@ -102,10 +104,11 @@ class StarterApplicationTest {
             assertThat(health.healthForPath("baton")).isInstanceOfSatisfying(IndicatedHealthDescriptor.class,
                     h -> assertThat(h.getDetails()).containsEntry("state", "SUSPENDED"));
             assertThat(leadership.isLeader()).as("a suspended leader steps down").isFalse();
+            await().untilAsserted(() -> assertThat(worker.isRunning()).as("and stops its gated work").isFalse());
 
             zk.server().restart();
             await().atMost(Duration.ofSeconds(30)).until(() -> batonHealth().equals(Status.UP));
-            await().atMost(Duration.ofSeconds(30)).until(leadership::isLeader);
+            await().atMost(Duration.ofSeconds(30)).until(() -> leadership.isLeader() && worker.isRunning());
             assertThat(registry.get("baton.connection.transitions").tag("state", "SUSPENDED").counter().count())
                     .isGreaterThanOrEqualTo(1);
             assertThat(registry.get("baton.connection.transitions").tag("state", "RECONNECTED").counter().count())
