@@ -14,5 +14,5 @@ module dev.baton.client {
     exports dev.baton.listen;
     exports dev.baton.retry;
     exports dev.baton.state;
-    exports dev.baton.internal to dev.baton.recipes, dev.baton.discovery;
+    exports dev.baton.internal to dev.baton.recipes, dev.baton.discovery, dev.baton.spring;
 }

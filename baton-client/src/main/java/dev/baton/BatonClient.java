@@ -143,6 +143,16 @@ public interface BatonClient extends AutoCloseable {
     /** @return listeners of bare {@code inBackground()} results and {@code watched()} events */
     Listenable<BatonListener> getEventListenable();
 
+    /**
+     * The hook for metrics and tracing: listeners told about every operation (type, path, duration, result
+     * code, retries) and every connection state change of this client and of its namespace views. Listeners
+     * added without an executor are called on the thread that saw the outcome and must be quick; see
+     * {@link OperationListener}. While none is registered, operations pay nothing for the hook.
+     *
+     * @return the operation listeners
+     */
+    Listenable<OperationListener> getOperationListenable();
+
     /** @return which connection states recipes treat as errors */
     ConnectionStateErrorPolicy getConnectionStateErrorPolicy();
 

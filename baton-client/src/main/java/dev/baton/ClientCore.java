@@ -35,6 +35,7 @@ final class ClientCore {
     private final ListenerContainer<ConnectionStateListener> stateListeners;
     private final ListenerContainer<UnhandledErrorListener> errorListeners;
     private final ListenerContainer<BatonListener> eventListeners;
+    private final OperationListeners operationListeners = new OperationListeners(this::reportError);
     private final Set<String> ensuredPaths = ConcurrentHashMap.newKeySet();
     private final BackgroundRetrier retrier = new BackgroundRetrier(this);
     private final EnsembleTracker ensembleTracker;
@@ -109,6 +110,19 @@ final class ClientCore {
         return eventListeners;
     }
 
+    OperationListeners operationListeners() {
+        return operationListeners;
+    }
+
+    /** @return true while at least one operation listener is registered */
+    boolean isObserved() {
+        return !operationListeners.isEmpty();
+    }
+
+    void reportOperation(OperationEvent event) {
+        operationListeners.operationCompleted(event);
+    }
+
     BatonClient.State state() {
         return state.get();
     }
@@ -170,6 +184,7 @@ final class ClientCore {
 
     void postState(ConnectionState newState) {
         LOG.debug("Connection state {}", newState);
+        operationListeners.connectionStateChanged(newState);
         stateListeners.forEach(l -> l.stateChanged(root, newState));
     }
 

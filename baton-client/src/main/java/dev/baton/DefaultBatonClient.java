@@ -172,6 +172,11 @@ final class DefaultBatonClient implements BatonClient {
     }
 
     @Override
+    public Listenable<OperationListener> getOperationListenable() {
+        return core.operationListeners();
+    }
+
+    @Override
     public ConnectionStateErrorPolicy getConnectionStateErrorPolicy() {
         return core.config().errorPolicy();
     }

@@ -29,6 +29,8 @@ final class Exec {
     private final boolean blocking;
     /** The namespace node made sure of before the first request, as Curator does; null for none. */
     private final String namespaceRoot;
+    /** The operation this runner serves while operation listeners watch; null otherwise. */
+    private final Traced traced;
 
     Exec(ClientCore core, boolean blocking) {
         this(core, blocking, null);
@@ -39,9 +41,19 @@ final class Exec {
      *     much as a create), the client creates it if missing, once per client; null for no namespace
      */
     Exec(ClientCore core, boolean blocking, String namespaceRoot) {
+        this(core, blocking, namespaceRoot, null);
+    }
+
+    private Exec(ClientCore core, boolean blocking, String namespaceRoot, Traced traced) {
         this.core = core;
         this.blocking = blocking;
         this.namespaceRoot = namespaceRoot;
+        this.traced = traced;
+    }
+
+    /** This runner for one watched operation: its retries are counted in {@code operation}. */
+    Exec tracing(Traced operation) {
+        return new Exec(core, blocking, namespaceRoot, operation);
     }
 
     /** The session id of the current handle. */
@@ -151,6 +163,9 @@ final class Exec {
                 Duration elapsed = Duration.ofNanos(System.nanoTime() - startNanos);
                 Optional<Duration> delay = policy.delayBeforeRetry(retryCount, elapsed);
                 if (delay.isPresent()) {
+                    if (traced != null) {
+                        traced.retried();
+                    }
                     return delay(delay.get()).thenCompose(v -> retrying(attempt, retryCount + 1, startNanos));
                 }
             }

@@ -34,20 +34,31 @@ abstract class OpBuilder<T> {
     /** What the background event reports. */
     abstract BatonEventType eventType();
 
+    /** Runs the operation, reported to the operation listeners when there are any. */
+    private CompletableFuture<T> start(boolean blocking, String path, byte[] data) {
+        Exec exec = client.exec(blocking);
+        ClientCore core = client.core();
+        if (!core.isObserved()) {
+            return run(exec, path, data);
+        }
+        Traced traced = new Traced(core, eventType(), path);
+        return traced.report(run(exec.tracing(traced), path, data));
+    }
+
     public T forPath(String path) throws KeeperException, InterruptedException {
-        return Failures.await(run(client.exec(true), path, null));
+        return Failures.await(start(true, path, null));
     }
 
     public T forPath(String path, byte[] data) throws KeeperException, InterruptedException {
-        return Failures.await(run(client.exec(true), path, Objects.requireNonNull(data, "data")));
+        return Failures.await(start(true, path, Objects.requireNonNull(data, "data")));
     }
 
     public CompletableFuture<T> forPathAsync(String path) {
-        return run(client.exec(false), path, null);
+        return start(false, path, null);
     }
 
     public CompletableFuture<T> forPathAsync(String path, byte[] data) {
-        return run(client.exec(false), path, Objects.requireNonNull(data, "data"));
+        return start(false, path, Objects.requireNonNull(data, "data"));
     }
 
     public BackgroundPathAndBytesable inBackground() {
@@ -84,7 +95,7 @@ abstract class OpBuilder<T> {
 
         private void start(String path, byte[] data) {
             forEvent = true;
-            CompletableFuture<T> future = run(client.exec(false), path, data);
+            CompletableFuture<T> future = OpBuilder.this.start(false, path, data);
             client.deliver(future, eventType(), path, result -> successEvent(path, result), this.callback, executor);
         }
     }

@@ -23,7 +23,7 @@ final class TransactionImpl implements TransactionBuilder {
     @Override
     public List<BatonTransactionResult> forOperations(List<BatonOp> operations)
             throws KeeperException, InterruptedException {
-        return Failures.await(run(client.exec(true), operations));
+        return Failures.await(start(true, operations));
     }
 
     @Override
@@ -34,7 +34,7 @@ final class TransactionImpl implements TransactionBuilder {
 
     @Override
     public CompletableFuture<List<BatonTransactionResult>> forOperationsAsync(List<BatonOp> operations) {
-        return run(client.exec(false), operations);
+        return start(false, operations);
     }
 
     @Override
@@ -56,11 +56,22 @@ final class TransactionImpl implements TransactionBuilder {
     }
 
     private void background(List<BatonOp> operations, BackgroundCallback callback, Executor executor) {
-        CompletableFuture<List<BatonTransactionResult>> f = run(client.exec(false), operations);
+        CompletableFuture<List<BatonTransactionResult>> f = start(false, operations);
         client.deliver(f, BatonEventType.TRANSACTION, null,
                 results -> new BatonEvent(BatonEventType.TRANSACTION, 0, null, null, null, null, null, null, null,
                         results),
                 callback, executor);
+    }
+
+    /** Runs the transaction, reported to the operation listeners when there are any. */
+    private CompletableFuture<List<BatonTransactionResult>> start(boolean blocking, List<BatonOp> operations) {
+        Exec exec = client.exec(blocking);
+        ClientCore core = client.core();
+        if (!core.isObserved()) {
+            return run(exec, operations);
+        }
+        Traced traced = new Traced(core, BatonEventType.TRANSACTION, null);
+        return traced.report(run(exec.tracing(traced), operations));
     }
 
     /**

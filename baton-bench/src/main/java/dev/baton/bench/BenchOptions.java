@@ -33,7 +33,8 @@ record BenchOptions(List<String> scenarios, List<String> libraries, int ops, int
     static final String USAGE = """
             Usage: baton-bench/run [options]
               --scenarios A,B      scenarios to run (default: all; see --list)
-              --libraries A,B      libraries: baton, curator, zookeeper (default: all three)
+              --libraries A,B      libraries: baton, curator, zookeeper (default: all three), and
+                                   baton+metrics (Baton with BatonMetrics attached; only when named)
               --ops N              operations per measured run (default 3000)
               --rounds N           measured rounds; each library's median round is reported (default 3)
               --slice N            ops per turn: in a round the libraries take turns of N ops each, so

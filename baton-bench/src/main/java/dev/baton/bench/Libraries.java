@@ -15,18 +15,24 @@ final class Libraries {
     static final String BATON = "Baton";
     static final String CURATOR = "Curator";
     static final String ZOOKEEPER = "ZooKeeper";
+    /** Baton with the metrics hook and a Micrometer registry attached; run only when named. */
+    static final String BATON_METRICS = "Baton+metrics";
 
     private static final List<Supplier<BenchClient>> ALL = List.of(
             BatonBenchClient::new,
             CuratorBenchClient::new,
             ZooKeeperBenchClient::new);
 
+    /** Adapters that run only when named, in report order after the others. */
+    private static final List<Supplier<BenchClient>> OPTIONAL = List.of(
+            () -> new BatonBenchClient(true));
+
     private Libraries() {
     }
 
     /**
      * New, unopened adapters for the libraries with the given names (case-insensitive), in report order; all of
-     * them for an empty list.
+     * them but the optional ones ({@code baton+metrics}) for an empty list.
      *
      * @throws IllegalArgumentException naming an unknown library
      */
@@ -36,6 +42,7 @@ final class Libraries {
         if (names.isEmpty()) {
             return all;
         }
+        OPTIONAL.forEach(s -> all.add(s.get()));
         List<String> wanted = names.stream().map(n -> n.toLowerCase(Locale.ROOT)).toList();
         for (String name : wanted) {
             if (all.stream().noneMatch(c -> c.name().toLowerCase(Locale.ROOT).equals(name))) {

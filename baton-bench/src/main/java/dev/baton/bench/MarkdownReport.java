@@ -61,8 +61,26 @@ final class MarkdownReport {
                     Double.isNaN(vsZooKeeper) ? "n/a" : String.format(Locale.ROOT, "%+.1f%%",
                             (vsZooKeeper - 1) * 100)));
         }
+        out.append(hookOverhead(result));
         out.append(requestsByPhase(result));
         return out.toString();
+    }
+
+    /**
+     * What attaching metrics costs Baton, when both ran: the paired time-per-op ratio of {@code Baton+metrics}
+     * to {@code Baton}.
+     *
+     * @return a line with a blank line before it, or "" when either did not run
+     */
+    static String hookOverhead(ScenarioResult result) {
+        double ratio = result.pairedTimeRatio(Libraries.BATON_METRICS, Libraries.BATON);
+        if (Double.isNaN(ratio)) {
+            return "";
+        }
+        String nl = System.lineSeparator();
+        return String.format(Locale.ROOT, "%nMetrics hook overhead: %s takes %+.1f%% time per op vs %s, i.e. %.3f× its"
+                + " throughput (median of paired turns).%n", Libraries.BATON_METRICS, (ratio - 1) * 100,
+                Libraries.BATON, 1 / ratio).replace("\n", nl);
     }
 
     /**

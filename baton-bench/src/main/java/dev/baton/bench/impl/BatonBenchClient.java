@@ -3,6 +3,7 @@ package dev.baton.bench.impl;
 import dev.baton.Baton;
 import dev.baton.BatonClient;
 import dev.baton.bench.BenchClient;
+import dev.baton.micrometer.BatonMetrics;
 import dev.baton.recipes.atomic.DistributedAtomicLong;
 import dev.baton.recipes.barriers.DistributedDoubleBarrier;
 import dev.baton.recipes.cache.BatonCache;
@@ -14,6 +15,7 @@ import dev.baton.recipes.leader.LeaderSelector;
 import dev.baton.recipes.leader.LeaderSelectorListenerAdapter;
 import dev.baton.retry.ExponentialBackoffRetry;
 import dev.baton.retry.RetryNTimes;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -25,20 +27,31 @@ import org.apache.zookeeper.KeeperException;
  * ({@link LeaderLatch}, {@link LeaderSelector}, {@link BatonCache}) for the recipe hooks.
  */
 public final class BatonBenchClient implements BenchClient {
+    private final boolean metered;
     private BatonClient client;
+    private BatonMetrics metrics;
 
     /** Creates an unopened adapter. */
     public BatonBenchClient() {
+        this(false);
+    }
+
+    /**
+     * @param metered attach {@link BatonMetrics} with a Micrometer registry to the client, to measure what the
+     *     operation hook and the meters cost (reported as {@code Baton+metrics})
+     */
+    public BatonBenchClient(boolean metered) {
+        this.metered = metered;
     }
 
     @Override
     public String name() {
-        return "Baton";
+        return metered ? "Baton+metrics" : "Baton";
     }
 
     @Override
     public BenchClient another() {
-        return new BatonBenchClient();
+        return new BatonBenchClient(metered);
     }
 
     @Override
@@ -258,6 +271,9 @@ public final class BatonBenchClient implements BenchClient {
     @Override
     public void open(String connectString) throws InterruptedException {
         client = Baton.newClient(connectString, new ExponentialBackoffRetry(1000, 3));
+        if (metered) {
+            metrics = BatonMetrics.monitor(client, new SimpleMeterRegistry());
+        }
         client.start();
         if (!client.blockUntilConnected(30, TimeUnit.SECONDS)) {
             close();
@@ -267,6 +283,10 @@ public final class BatonBenchClient implements BenchClient {
 
     @Override
     public void close() {
+        if (metrics != null) {
+            metrics.close();
+            metrics = null;
+        }
         if (client != null) {
             client.close();
             client = null;

@@ -1,0 +1,10 @@
+/**
+ * Micrometer meters for a Baton client and its recipes, fed by the client's operation hook; usable with or
+ * without Spring.
+ */
+module dev.baton.micrometer {
+    requires transitive dev.baton.recipes;
+    requires transitive micrometer.core;
+
+    exports dev.baton.micrometer;
+}
