@@ -9,6 +9,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.Objects;
@@ -337,6 +339,25 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
             throw new IllegalStateException("unexpected wchs answer: " + answer);
         }
         return Integer.parseInt(total.group(1));
+    }
+
+    /**
+     * The paths the server holds watches on now, over all sessions, from its {@code wchp} four-letter word: to
+     * check that one recipe left no watch behind, whatever other sessions of a test class still watch.
+     *
+     * @return the watched paths
+     * @throws IllegalStateException if the server does not answer
+     */
+    public Set<String> watchedPaths() {
+        String answer = FourLetterWords.send(port(), "wchp", 5_000)
+                .orElseThrow(() -> new IllegalStateException("the server on port " + port() + " did not answer wchp"));
+        Set<String> paths = new TreeSet<>();
+        for (String line : answer.split("\n")) {
+            if (line.startsWith("/")) {
+                paths.add(line.trim());
+            }
+        }
+        return paths;
     }
 
     /**

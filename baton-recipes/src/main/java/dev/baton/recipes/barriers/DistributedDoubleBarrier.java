@@ -1,14 +1,16 @@
 package dev.baton.recipes.barriers;
 
+import static dev.baton.recipes.barriers.BarrierCall.done;
+import static dev.baton.recipes.barriers.BarrierCall.failed;
+import static dev.baton.recipes.barriers.BarrierCall.then;
+
 import dev.baton.BatonClient;
 import dev.baton.BatonOp;
 import dev.baton.internal.BatonPaths;
 import dev.baton.internal.Failures;
-import dev.baton.Pathable;
 import dev.baton.internal.Requests;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
 import java.util.UUID;
@@ -16,12 +18,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.BiFunction;
 import java.util.function.Function;
-import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Watcher;
-import org.apache.zookeeper.data.Stat;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -117,17 +116,14 @@ import org.slf4j.LoggerFactory;
 public final class DistributedDoubleBarrier {
     private static final Logger LOG = LoggerFactory.getLogger(DistributedDoubleBarrier.class);
     static final String READY_NODE = "ready";
-    /** Names the markers of members agreeing on who creates a new path: {@code _c_<uuid>-<name>.creating-<seq>}. */
-    static final String CREATING_MARKER = ".creating-";
-    /** How long a leave waits before it asks again when its session has just expired. */
-    private static final Duration SESSION_SWITCH_PAUSE = Duration.ofMillis(20);
 
     private enum Phase { IDLE, ENTERING, ENTERED, LEAVING }
 
-    private final BatonClient client;
-    private final String barrierPath;
-    private final String readyPath;
-    private final int memberQty;
+    final BatonClient client;
+    final String barrierPath;
+    final String readyPath;
+    final int memberQty;
+    final BarrierPathMaker paths;
     /** Path writes that failed (a parent missing, a path swept or made by a foreign client); for tests. */
     final AtomicInteger failedPathCreates = new AtomicInteger();
     /** Protocol writes (ready, member nodes) that failed; for tests and benchmarks. */
@@ -136,7 +132,7 @@ public final class DistributedDoubleBarrier {
     // Guarded by this.
     private Phase phase = Phase.IDLE;
     /** The call the phase belongs to: the one entering or leaving, or the enter that got through. */
-    private Call owner;
+    private BarrierCall owner;
     private String ourPath;
     private long ourSession;
 
@@ -155,6 +151,7 @@ public final class DistributedDoubleBarrier {
         }
         this.memberQty = memberQty;
         this.readyPath = BatonPaths.makePath(barrierPath, READY_NODE);
+        this.paths = new BarrierPathMaker(client, failedPathCreates);
     }
 
     /**
@@ -318,9 +315,9 @@ public final class DistributedDoubleBarrier {
      * @param maxWait the time limit, null for none
      * @param value the caller's value for the call's outcome (true: through; false: given up)
      */
-    private <T> CompletableFuture<T> startAsync(Call call, Duration maxWait, Function<Boolean, T> value) {
+    private <T> CompletableFuture<T> startAsync(BarrierCall call, Duration maxWait, Function<Boolean, T> value) {
         CompletableFuture<T> caller = new CompletableFuture<>();
-        caller.whenComplete((v, e) -> call.callerDone(caller));
+        caller.whenComplete((v, e) -> callerDone(call, caller));
         if (maxWait != null) {
             try { // on the client's scheduler: the JDK's delay thread would be one more thread
                 ScheduledFuture<?> timer = client.schedule(call::giveUp, maxWait);
@@ -341,102 +338,44 @@ public final class DistributedDoubleBarrier {
     }
 
     /**
-     * One {@code enter} or {@code leave}, blocking or not. In blocking mode every request runs on the caller's
-     * thread and every wait sleeps on a {@link Signal} until an event or the deadline, so each step's future is
-     * complete when it is returned and the composition runs inline, like straight-line code. Otherwise requests
-     * are sent with {@code forPathAsync} and a wait is a future the next event (or giving up) completes; no
-     * thread waits. An asynchronous call is given up by its time limit or its caller through {@link #giveUp()}:
-     * as a blocking call's deadline, this takes effect at the call's next wait.
+     * The caller's future is complete. Unless the call completed it, the caller gave the call up: the instance is
+     * free at once (the call's node goes in the background), and the call ends at its next wait.
      */
-    private abstract class Call {
-        final boolean blocking;
-        /** When a blocking call's waits give up; asynchronous calls are given up through {@link #giveUp()}. */
-        final Deadline deadline;
-        /** The signals of this call's waits, so that giving up wakes them. Guarded by itself. */
-        private final List<Signal> signals = new ArrayList<>();
-        private boolean givenUp;
-        /** The outcome has set the phase. Guarded by the barrier. */
-        boolean settled;
-
-        Call(boolean blocking, Deadline deadline) {
-            this.blocking = blocking;
-            this.deadline = deadline;
-        }
-
-        /** Runs the call: its future gives true when it got through, false when it was given up. */
-        abstract CompletableFuture<Boolean> run();
-
-        /** Undoes a call that got through after its caller had given it up. */
-        abstract void takeBack();
-
-        Signal newSignal() {
-            Signal signal = new Signal();
-            boolean gone;
-            synchronized (signals) {
-                signals.add(signal);
-                gone = givenUp;
-            }
-            if (gone) {
-                signal.giveUp();
-            }
-            return signal;
-        }
-
-        /** Gives the call up: its current or next wait ends as if the time ran out. */
-        void giveUp() {
-            List<Signal> waking;
-            synchronized (signals) {
-                givenUp = true;
-                waking = new ArrayList<>(signals);
-            }
-            waking.forEach(Signal::giveUp);
-        }
-
-        /**
-         * The caller's future is complete. Unless this call completed it, the caller gave the call up: the
-         * instance is free at once (the call's node goes in the background), and the call ends at its next wait.
-         */
-        void callerDone(CompletableFuture<?> caller) {
-            synchronized (DistributedDoubleBarrier.this) {
-                // Once settled, the call completes the future only normally: an exceptional completion of a
-                // settled call that still owns the phase (one that got through) is the caller's.
-                if (owner == this && (!settled || caller.isCompletedExceptionally())) {
-                    release();
-                }
-            }
-            giveUp();
-        }
-
-        /** Waits for an event on {@code signal} after {@code mark}: true if one came, false if given up. */
-        CompletableFuture<Boolean> await(Signal signal, int mark) {
-            if (!blocking) {
-                return signal.next(mark);
-            }
-            try {
-                return CompletableFuture.completedFuture(signal.await(mark, deadline));
-            } catch (InterruptedException e) {
-                return CompletableFuture.failedFuture(e);
+    private void callerDone(BarrierCall call, CompletableFuture<?> caller) {
+        synchronized (this) {
+            // Once settled, the call completes the future only normally: an exceptional completion of a settled
+            // call that still owns the phase (one that got through) is the caller's.
+            if (owner == call && (!call.settled || caller.isCompletedExceptionally())) {
+                release();
             }
         }
+        call.giveUp();
+    }
 
-        <T> CompletableFuture<T> send(Pathable<T> request, String path) {
-            return Requests.send(blocking, request, path);
+    /**
+     * A call's outcome sets the phase, unless its caller gave it up and the instance has moved on.
+     *
+     * @param enteredPath the member node of an {@code enter} that got through; null otherwise (the instance is
+     *     then free)
+     */
+    synchronized void settle(BarrierCall call, String enteredPath, long session) {
+        call.settled = true;
+        if (owner != call) {
+            return;
         }
-
-        CompletableFuture<Void> send(List<BatonOp> operations) {
-            return Requests.send(blocking, client.transaction(), operations).thenApply(results -> null);
+        if (enteredPath != null) {
+            phase = Phase.ENTERED;
+            ourPath = enteredPath;
+            ourSession = session;
+        } else {
+            release();
         }
+    }
 
-        /** A future sent ahead (pipelined): a blocking call waits for it here, so that it goes on inline. */
-        <T> CompletableFuture<T> settle(CompletableFuture<T> sent) {
-            if (!blocking || sent.isDone()) {
-                return sent;
-            }
-            try {
-                return CompletableFuture.completedFuture(Failures.await(sent));
-            } catch (KeeperException | InterruptedException | RuntimeException e) {
-                return CompletableFuture.failedFuture(e);
-            }
+    /** Frees the instance if {@code call} still owns its phase. */
+    synchronized void releaseIfOwner(BarrierCall call) {
+        if (owner == call) {
+            release();
         }
     }
 
@@ -449,8 +388,8 @@ public final class DistributedDoubleBarrier {
 
     // ---------------------------------------------------------------- enter
 
-    private Entry beginEnter(boolean blocking, Deadline deadline) {
-        Entry entry = new Entry(blocking, deadline);
+    private BarrierEntry beginEnter(boolean blocking, Deadline deadline) {
+        BarrierEntry entry = new BarrierEntry(this, blocking, deadline);
         synchronized (this) {
             if (phase != Phase.IDLE) {
                 throw new IllegalStateException("enter() on barrier " + barrierPath + " while " + phase);
@@ -461,285 +400,7 @@ public final class DistributedDoubleBarrier {
         return entry;
     }
 
-    /** One {@code enter}: create our node (and the path, if new), then look and wait until {@code ready}. */
-    private final class Entry extends Call {
-        private final String name = UUID.randomUUID().toString();
-        private final Stat created = new Stat();
-        private final Signal signal = newSignal();
-        private final WatchScope watches = new WatchScope(client, signal);
-        private String path;
-        private long session;
-        /** Our node is gone already (removed by us, or with the session): nothing to clean up. */
-        private boolean nodeGone;
-
-        Entry(boolean blocking, Deadline deadline) {
-            super(blocking, deadline);
-        }
-
-        @Override
-        CompletableFuture<Boolean> run() {
-            return then(Requests.repeat(this::create, null).thenCompose(made -> made ? Requests.repeat(this::look, null) : outcome(false)),
-                    this::finish);
-        }
-
-        /** Makes sure the path exists and creates our node in it: true once created, null to try again. */
-        private CompletableFuture<Boolean> create() {
-            return ensurePath(this, barrierPath).thenCompose(exists -> {
-                if (!exists) {
-                    return outcome(false);
-                }
-                String member = BatonPaths.makePath(barrierPath, name);
-                return then(send(client.create().withMode(CreateMode.EPHEMERAL).storingStatIn(created), member),
-                        (made, error) -> {
-                            if (error == null) {
-                                path = member;
-                                session = created.getEphemeralOwner();
-                                return outcome(true);
-                            }
-                            if (Failures.code(error) == KeeperException.Code.NONODE) {
-                                // The (empty, container) barrier path was swept between the check and the create.
-                                failedPathCreates.incrementAndGet();
-                                return again();
-                            }
-                            return failed(error);
-                        });
-            });
-        }
-
-        /** Lists the members once and decides: through, wait for {@code ready}, or fail. Null: look again. */
-        private CompletableFuture<Boolean> look() {
-            int mark = signal.mark();
-            Stat parent = new Stat();
-            return then(send(client.getChildren().storingStatIn(parent), barrierPath), (children, error) -> {
-                if (error != null) {
-                    if (Failures.code(error) == KeeperException.Code.SESSIONEXPIRED) {
-                        nodeGone = true; // and with it our node
-                        return failed(KeeperException.create(KeeperException.Code.SESSIONEXPIRED, path));
-                    }
-                    return failed(error);
-                }
-                if (children.contains(READY_NODE)) {
-                    return outcome(true);
-                }
-                if (!children.contains(name)) {
-                    nodeGone = true;
-                    return failed(memberNodeGone(path, session));
-                }
-                if (children.size() >= memberQty && parent.getPzxid() == created.getCzxid()) {
-                    return createReady(this).thenApply(v -> true);
-                }
-                watches.watching(readyPath, Watcher.WatcherType.Data);
-                return send(client.checkExists().usingWatcher(signal), readyPath).thenCompose(ready -> {
-                    if (ready != null) {
-                        return outcome(true); // created between our list and our check
-                    }
-                    return await(signal, mark).thenCompose(this::woken);
-                });
-            });
-        }
-
-        private CompletableFuture<Boolean> woken(boolean event) {
-            if (!event) {
-                watches.close(true);
-                return giveUpNode(this, path).thenApply(v -> {
-                    nodeGone = true;
-                    return false;
-                });
-            }
-            if (signal.sawCreated()) {
-                return outcome(true); // ready was created: conclusive, no need to list again
-            }
-            if (sessionChanged(session)) {
-                nodeGone = true;
-                return failed(memberNodeGone(path, session));
-            }
-            return again(); // a connection event: look again
-        }
-
-        /** Sets the phase from the outcome, and does not stay counted as a member unless through. */
-        private CompletableFuture<Boolean> finish(Boolean passed, Throwable error) {
-            boolean entered = error == null && passed;
-            synchronized (DistributedDoubleBarrier.this) {
-                settled = true;
-                if (owner == this) { // otherwise the caller gave up and the instance has moved on
-                    if (entered) {
-                        phase = Phase.ENTERED;
-                        ourPath = path;
-                        ourSession = session;
-                    } else {
-                        release();
-                    }
-                }
-            }
-            watches.close(!entered && !nodeGone);
-            if (!entered && path != null && !nodeGone) {
-                // Failed or interrupted: do not stay counted as a member.
-                deleteInBackground(path, session);
-            }
-            return error != null ? failed(error) : outcome(passed);
-        }
-
-        @Override
-        void takeBack() {
-            synchronized (DistributedDoubleBarrier.this) {
-                if (owner == this) {
-                    release();
-                }
-            }
-            // Leave as a leave given up at once would: our node goes (with ready, if we are the last one).
-            Exit exit = new Exit(false, Deadline.NONE, path, session);
-            exit.giveUp();
-            exit.run();
-        }
-    }
-
-    /**
-     * Makes sure {@code path} exists, without a create that is expected to fail. Members arriving at an existing
-     * path (the usual case) only check it. Members that find a new path missing agree on one of them to create
-     * it: each adds a marker beside the path (see the class comment); the member whose marker sorts first
-     * creates the path and deletes its marker in one transaction, while the others watch that marker and go on
-     * once it is gone. Should that member die first, its marker vanishes all the same: the
-     * caller's create under the path then finds it missing and asks again. Every member deletes its own marker.
-     * A missing parent is made the same way one level up (the marker create that finds it missing is the one
-     * failed write left, once per member and missing level).
-     *
-     * @return a future of false if the call was given up first (the marker is removed)
-     */
-    private CompletableFuture<Boolean> ensurePath(Call call, String path) {
-        return call.send(client.checkExists(), path)
-                .thenCompose(stat -> stat != null ? outcome(true) : makePath(call, path));
-    }
-
-    private CompletableFuture<Boolean> makePath(Call call, String path) {
-        String parent = BatonPaths.parent(path);
-        String markerPrefix = BatonPaths.nodeName(path) + CREATING_MARKER;
-        // Protected: a marker whose create met connection loss must not be left (first in line) behind.
-        CompletableFuture<String> created = Requests.send(false, client.create().withProtection()
-                .withMode(CreateMode.EPHEMERAL_SEQUENTIAL), BatonPaths.makePath(parent, markerPrefix));
-        CompletableFuture<List<String>> listed = Requests.send(false, client.getChildren(), parent); // pipelined
-        return then(call.settle(created), (marker, error) -> {
-            if (error == null) {
-                return new PathMaker(call, path, marker).run(listed);
-            }
-            listed.exceptionally(e -> null);
-            if (Failures.code(error) == KeeperException.Code.NONODE) {
-                failedPathCreates.incrementAndGet();
-                return ensurePath(call, parent).thenCompose(made -> made ? ensurePath(call, path) : outcome(false));
-            }
-            created.thenAccept(this::deleteMarker); // interrupted while it was in flight: it must not stay
-            return failed(error);
-        });
-    }
-
-    /** One member's part in making a new path, once its marker is there (see {@link #ensurePath}). */
-    private final class PathMaker {
-        private final Call call;
-        private final String path;
-        private final String parent;
-        private final String name;
-        private final String marker;
-        private final Signal signal;
-        private final WatchScope watch;
-        private List<String> children;
-        private boolean ours = true; // our marker is ours to delete
-        private boolean fired = true;
-
-        PathMaker(Call call, String path, String marker) {
-            this.call = call;
-            this.path = path;
-            this.parent = BatonPaths.parent(path);
-            this.name = BatonPaths.nodeName(path);
-            this.marker = marker;
-            this.signal = call.newSignal();
-            this.watch = new WatchScope(client, signal);
-        }
-
-        CompletableFuture<Boolean> run(CompletableFuture<List<String>> listed) {
-            return then(call.settle(listed).thenCompose(found -> {
-                children = found;
-                return Requests.repeat(this::round, null);
-            }), (made, error) -> {
-                watch.close(!fired);
-                if (ours) {
-                    deleteMarker(marker);
-                }
-                return error != null ? failed(error) : outcome(made);
-            });
-        }
-
-        /** Null: the member list changed (a connection event); decide again. */
-        private CompletableFuture<Boolean> round() {
-            if (children.contains(name)) {
-                return outcome(true);
-            }
-            String first = BatonPaths.makePath(parent, markers(children, name + CREATING_MARKER).get(0));
-            if (first.equals(marker)) {
-                return createPath(call, path, marker).thenApply(v -> {
-                    ours = false;
-                    return true;
-                });
-            }
-            int mark = signal.mark();
-            watch.watching(first, Watcher.WatcherType.Data);
-            return watchIfPresent(call, first, signal).thenCompose(present -> {
-                if (!present) {
-                    return outcome(true); // its member made the path (or died: the caller will find out)
-                }
-                return call.await(signal, mark).thenCompose(event -> {
-                    if (!event) {
-                        fired = false;
-                        return outcome(false);
-                    }
-                    if (signal.sawDeleted()) {
-                        return outcome(true);
-                    }
-                    return call.send(client.getChildren(), parent).thenApply(found -> { // look again
-                        children = found;
-                        return null;
-                    });
-                });
-            });
-        }
-    }
-
-    /** The path-creation markers among {@code children}, in creation order. */
-    private static List<String> markers(List<String> children, String markerPrefix) {
-        List<String> markers = new ArrayList<>();
-        for (String child : children) {
-            if (BatonPaths.stripProtection(child).startsWith(markerPrefix)) {
-                markers.add(child);
-            }
-        }
-        return BatonPaths.sortBySequence(markers, CREATING_MARKER);
-    }
-
-    /** Creates the path and deletes our marker in one transaction: the waiters wake when the path is there. */
-    private CompletableFuture<Void> createPath(Call call, String path, String marker) {
-        List<BatonOp> operations = List.of(
-                client.transactionOp().create().withMode(CreateMode.CONTAINER).forPath(path),
-                client.transactionOp().delete().forPath(marker));
-        return then(call.send(operations), (v, error) -> {
-            if (error == null) {
-                return done();
-            }
-            if (Failures.code(error) == KeeperException.Code.NODEEXISTS) {
-                // Created by a client that takes no part in the markers (a Curator member).
-                failedPathCreates.incrementAndGet();
-                return call.send(client.delete().guaranteed().quietly(), marker);
-            }
-            return failed(error);
-        });
-    }
-
-    private void deleteMarker(String marker) {
-        try {
-            client.delete().guaranteed().quietly().forPathAsync(marker).exceptionally(error -> null);
-        } catch (RuntimeException e) {
-            LOG.debug("Path-creation marker {} not removed: client closed", marker, e);
-        }
-    }
-
-    private CompletableFuture<Void> createReady(Call call) {
+    CompletableFuture<Void> createReady(BarrierCall call) {
         return then(call.send(client.create(), readyPath), (created, error) -> {
             if (error != null && Failures.code(error) != KeeperException.Code.NODEEXISTS) {
                 return failed(error);
@@ -753,7 +414,7 @@ public final class DistributedDoubleBarrier {
     }
 
     /** Removes the node of an {@code enter} that gave up; a failure to do so now is retried in the background. */
-    private CompletableFuture<Void> giveUpNode(Call call, String path) {
+    CompletableFuture<Void> giveUpNode(BarrierCall call, String path) {
         return call.send(client.delete().guaranteed().quietly(), path).handle((v, error) -> {
             if (error != null) {
                 if (!(Failures.unwrap(error) instanceof KeeperException)) {
@@ -766,7 +427,7 @@ public final class DistributedDoubleBarrier {
         });
     }
 
-    private KeeperException memberNodeGone(String path, long session) {
+    KeeperException memberNodeGone(String path, long session) {
         if (sessionChanged(session)) {
             return KeeperException.create(KeeperException.Code.SESSIONEXPIRED, path);
         }
@@ -775,182 +436,20 @@ public final class DistributedDoubleBarrier {
 
     // ---------------------------------------------------------------- leave
 
-    private Exit beginLeave(boolean blocking, Deadline deadline) {
+    private BarrierExit beginLeave(boolean blocking, Deadline deadline) {
         synchronized (this) {
             if (phase != Phase.ENTERED) {
                 throw new IllegalStateException("leave() on barrier " + barrierPath + " while "
                         + (phase == Phase.IDLE ? "not entered" : phase));
             }
-            Exit exit = new Exit(blocking, deadline, ourPath, ourSession);
+            BarrierExit exit = new BarrierExit(this, blocking, deadline, ourPath, ourSession);
             phase = Phase.LEAVING;
             owner = exit;
             return exit;
         }
     }
 
-    /** One {@code leave}: the lowest member goes last, the others at once (see the class comment). */
-    private final class Exit extends Call {
-        private final String path;
-        private final long session;
-        private final String name;
-        private final Signal signal = newSignal();
-        private final WatchScope watches = new WatchScope(client, signal);
-        private boolean deleted;    // our node is gone: we deleted it, or it vanished
-        private boolean vanished;   // it went without us (session expired, or deleted by someone else)
-        private boolean watchChildren;
-        private boolean done;
-
-        Exit(boolean blocking, Deadline deadline, String path, long session) {
-            super(blocking, deadline);
-            this.path = path;
-            this.session = session;
-            this.name = BatonPaths.nodeName(path);
-        }
-
-        @Override
-        CompletableFuture<Boolean> run() {
-            return then(Requests.repeat(this::look, null), this::finish);
-        }
-
-        /** Lists the members once and acts: leave, or wait. Null: look again. */
-        private CompletableFuture<Boolean> look() {
-            int mark = signal.mark();
-            if (watchChildren) {
-                watches.watching(barrierPath, Watcher.WatcherType.Children);
-            }
-            return members(watchChildren ? signal : null).thenCompose(members -> {
-                boolean readyPresent = members.remove(READY_NODE);
-                Collections.sort(members);
-                if (!deleted && !members.contains(name)) {
-                    deleted = true;
-                    vanished = true;
-                }
-                if (members.isEmpty()) {
-                    // If we were meant to leave last but our node went without us: clean up for everyone.
-                    CompletableFuture<Void> cleanup = readyPresent && vanished
-                            ? send(client.delete().quietly(), readyPath) : done();
-                    return cleanup.thenApply(v -> {
-                        done = true;
-                        return true;
-                    });
-                }
-                if (!deleted && members.size() == 1) {
-                    return leaveLast(this, path, readyPresent).thenApply(v -> {
-                        deleted = true;
-                        done = true;
-                        return true;
-                    });
-                }
-                if (!deleted && members.get(0).equals(name)) {
-                    // We are the lowest: we go last, watching the member list until we are alone.
-                    if (!watchChildren) {
-                        watchChildren = true;
-                        return again(); // list again, this time leaving a watch
-                    }
-                    return waitAfter(mark);
-                }
-                CompletableFuture<Void> deleting = done();
-                if (!deleted) {
-                    deleting = send(client.delete().quietly(), path).thenRun(() -> { // quietly: a retry after loss
-                        deleted = true;
-                        members.remove(name);
-                    });
-                }
-                return deleting.thenCompose(v -> {
-                    if (members.isEmpty()) {
-                        return again();
-                    }
-                    watchChildren = false;
-                    String lowest = BatonPaths.makePath(barrierPath, members.get(0));
-                    watches.watching(lowest, Watcher.WatcherType.Data);
-                    return watchIfPresent(this, lowest, signal)
-                            .thenCompose(present -> present ? waitAfter(mark) : again()); // gone: look again
-                });
-            });
-        }
-
-        /**
-         * The member list. A session that expired meanwhile took our node with it (we have left, involuntarily);
-         * the client may not have its next session yet when we hear of it, so the list is asked for again shortly,
-         * until it comes from the next session.
-         */
-        private CompletableFuture<List<String>> members(Watcher watcher) {
-            return then(listMembers(this, watcher), (members, error) -> {
-                if (error == null) {
-                    return CompletableFuture.completedFuture(members);
-                }
-                if (Failures.code(error) != KeeperException.Code.SESSIONEXPIRED) {
-                    return failed(error);
-                }
-                if (!deleted) {
-                    deleted = true;
-                    vanished = true;
-                }
-                CompletableFuture<Void> pause = new CompletableFuture<>();
-                try {
-                    client.schedule(() -> pause.complete(null), SESSION_SWITCH_PAUSE);
-                } catch (IllegalStateException closed) {
-                    return failed(error);
-                }
-                return settle(pause).thenCompose(v -> members(watcher));
-            });
-        }
-
-        private CompletableFuture<Boolean> waitAfter(int mark) {
-            return await(signal, mark).thenCompose(event -> {
-                if (event) {
-                    return again();
-                }
-                watches.close(true);
-                if (deleted) {
-                    return outcome(false);
-                }
-                return send(client.delete().guaranteed().quietly(), path).thenApply(v -> {
-                    deleted = true;
-                    return false;
-                });
-            });
-        }
-
-        private CompletableFuture<Boolean> finish(Boolean passed, Throwable error) {
-            synchronized (DistributedDoubleBarrier.this) {
-                settled = true;
-                if (owner == this) {
-                    release();
-                }
-            }
-            watches.close(!done);
-            if (!done && !deleted) {
-                deleteInBackground(path, session);
-            }
-            return error != null ? failed(error) : outcome(passed);
-        }
-
-        @Override
-        void takeBack() {
-            // Left all the same, after the caller gave up: nothing to undo.
-        }
-    }
-
-    /**
-     * Watches a node that is expected to go away (a marker, a member), if it is still there: with getData, not
-     * exists, because exists on a node already gone leaves a watch for its creation, which never comes.
-     *
-     * @return whether the node was there (and is now watched)
-     */
-    private CompletableFuture<Boolean> watchIfPresent(Call call, String node, Watcher watcher) {
-        return then(call.send(client.getData().usingWatcher(watcher), node), (data, error) -> {
-            if (error == null) {
-                return CompletableFuture.completedFuture(true);
-            }
-            if (Failures.code(error) == KeeperException.Code.NONODE) {
-                return CompletableFuture.completedFuture(false);
-            }
-            return failed(error);
-        });
-    }
-
-    private CompletableFuture<List<String>> listMembers(Call call, Watcher watcher) {
+    CompletableFuture<List<String>> listMembers(BarrierCall call, Watcher watcher) {
         return then(call.send(watcher == null ? client.getChildren() : client.getChildren().usingWatcher(watcher),
                 barrierPath), (children, error) -> {
                     if (error == null) {
@@ -964,7 +463,7 @@ public final class DistributedDoubleBarrier {
     }
 
     /** The last member out removes its node and {@code ready} in one transaction. */
-    private CompletableFuture<Void> leaveLast(Call call, String path, boolean readyPresent) {
+    CompletableFuture<Void> leaveLast(BarrierCall call, String path, boolean readyPresent) {
         if (!readyPresent) {
             return call.send(client.delete().quietly(), path);
         }
@@ -985,11 +484,11 @@ public final class DistributedDoubleBarrier {
 
     // ---------------------------------------------------------------- helpers
 
-    private boolean sessionChanged(long session) {
+    boolean sessionChanged(long session) {
         return client.getZooKeeper().getSessionId() != session;
     }
 
-    private void deleteInBackground(String path, long session) {
+    void deleteInBackground(String path, long session) {
         try {
             if (sessionChanged(session)) {
                 return; // the node went with its session
@@ -998,29 +497,6 @@ public final class DistributedDoubleBarrier {
         } catch (RuntimeException e) {
             LOG.debug("Barrier member {} not removed: client closed", path, e);
         }
-    }
-
-    private static <T> CompletableFuture<T> outcome(T value) {
-        return CompletableFuture.completedFuture(value);
-    }
-
-    /** Another round (see {@link #repeat}). */
-    private static CompletableFuture<Boolean> again() {
-        return CompletableFuture.completedFuture(null);
-    }
-
-    private static CompletableFuture<Void> done() {
-        return CompletableFuture.completedFuture(null);
-    }
-
-    private static <T> CompletableFuture<T> failed(Throwable error) {
-        return CompletableFuture.failedFuture(Failures.unwrap(error));
-    }
-
-    /** What comes after {@code step}, given its value or its failure. */
-    private static <T, R> CompletableFuture<R> then(CompletableFuture<T> step,
-            BiFunction<? super T, Throwable, CompletableFuture<R>> next) {
-        return step.handle(next).thenCompose(Function.identity());
     }
 
     @Override

@@ -245,7 +245,7 @@ class DistributedDoubleBarrierAsyncTest {
         assertThat(children(client, path)).isEmpty();
         assertThat(members.stream().mapToInt(m -> m.failedWrites.get()).sum()).isZero();
         await().untilAsserted(() -> assertThat(children(client, "/"))
-                .noneMatch(n -> n.contains(DistributedDoubleBarrier.CREATING_MARKER)));
+                .noneMatch(n -> n.contains(BarrierPathMaker.CREATING_MARKER)));
     }
 
     /** As {@code sessionExpiryDuringEnterFailsThatMemberOnly}, through the futures. */

@@ -108,7 +108,7 @@ final class HorseRace {
                 .mapToInt(b -> b.failedPathCreates.get()).sum()).as("failed path writes of the rounds").isZero();
         assertThat(failedPathWrites()).as("failed path writes of the gate").isLessThanOrEqualTo(HORSES);
         await().untilAsserted(() -> assertThat(children(observer, "/race")).as("markers left")
-                .noneMatch(n -> n.contains(DistributedDoubleBarrier.CREATING_MARKER)));
+                .noneMatch(n -> n.contains(BarrierPathMaker.CREATING_MARKER)));
     }
 
     int failedWrites() {

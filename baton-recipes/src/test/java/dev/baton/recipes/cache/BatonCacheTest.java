@@ -147,11 +147,11 @@ class BatonCacheTest {
         assertThatThrownBy(() -> BatonCacheListener.builder().afterInitialized().afterInitialized())
                 .isInstanceOf(IllegalStateException.class);
         cache.start();
-        await().until(() -> all.contains("initialized"));
+        await().atMost(Duration.ofSeconds(30)).until(() -> all.contains("initialized"));
         writer.setData().forPath("/parts/old", bytes("o2"));
         writer.create().forPath("/parts/new");
         writer.delete().forPath("/parts/old");
-        await().until(() -> later.size() == 3);
+        await().atMost(Duration.ofSeconds(30)).until(() -> later.size() == 3);
         // A creation is reported once its data is read, so a deletion notified meanwhile may come first.
         assertThat(all.subList(0, 4)).containsExactly("create /parts", "create /parts/old", "initialized",
                 "change o->o2");
