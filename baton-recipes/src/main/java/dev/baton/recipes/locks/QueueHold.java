@@ -1,0 +1,116 @@
+package dev.baton.recipes.locks;
+
+import dev.baton.BatonClient;
+import dev.baton.state.ConnectionState;
+import dev.baton.state.ConnectionStateListener;
+import java.time.Duration;
+import org.apache.zookeeper.KeeperException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** A hold of a {@link LockQueue}'s lock: its node, its fencing token, what the holder knows of it. */
+final class QueueHold implements Hold, ConnectionStateListener {
+    private static final Logger LOG = LoggerFactory.getLogger(QueueHold.class);
+
+    private final LockQueue queue;
+    private final String nodePath;
+    private final long czxid;
+    private final long session;
+    private volatile HoldState state = HoldState.HELD;
+    private volatile boolean released;
+
+    QueueHold(LockQueue queue, String nodePath, long czxid, long session) {
+        this.queue = queue;
+        this.nodePath = nodePath;
+        this.czxid = czxid;
+        this.session = session;
+    }
+
+    void watchConnection() {
+        queue.client.getConnectionStateListenable().addListener(this);
+    }
+
+    @Override
+    public String nodePath() {
+        return nodePath;
+    }
+
+    @Override
+    public long fencingToken() {
+        return czxid;
+    }
+
+    @Override
+    public HoldState state() {
+        return state;
+    }
+
+    @Override
+    public boolean isHeld() {
+        return !released && state != HoldState.LOST;
+    }
+
+    @Override
+    public Duration safeFor() {
+        return isHeld() && queue.isCurrentSession(session) ? queue.client.safeFor() : Duration.ZERO;
+    }
+
+    @Override
+    public void stateChanged(BatonClient c, ConnectionState newState) {
+        if (released) {
+            return;
+        }
+        switch (newState) {
+            case SUSPENDED -> setState(HoldState.SUSPENDED);
+            case LOST -> setState(HoldState.LOST);
+            case RECONNECTED -> queue.client.checkExists().forPathAsync(nodePath).whenComplete((stat, e) -> {
+                if (e == null) {
+                    boolean ours = stat != null && stat.getEphemeralOwner() == session
+                            && queue.isCurrentSession(session);
+                    setState(ours ? HoldState.HELD : HoldState.LOST);
+                }
+            });
+            default -> {
+            }
+        }
+    }
+
+    private void setState(HoldState newState) {
+        synchronized (this) {
+            if (state == newState || state == HoldState.LOST || released) {
+                return;
+            }
+            state = newState;
+        }
+        queue.notifications.execute(() -> queue.holdListeners.forEach(l -> l.holdStateChanged(this, newState)));
+    }
+
+    @Override
+    public void release() {
+        synchronized (this) {
+            if (released) {
+                return;
+            }
+            released = true;
+        }
+        queue.client.getConnectionStateListenable().removeListener(this);
+        if (!queue.client.isConnected()) {
+            queue.deleteQuietly(nodePath); // retried until connected; don't block the releasing thread
+            return;
+        }
+        try {
+            queue.client.delete().guaranteed().quietly().forPath(nodePath);
+        } catch (KeeperException e) {
+            LOG.debug("Delete of {} failed; it is retried in the background", nodePath, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (IllegalStateException e) {
+            LOG.debug("Client closed before {} was deleted; the session's end removes it", nodePath);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "Hold[" + nodePath + ", token=" + czxid + ", " + (released ? "released" : state) + "]";
+    }
+}
