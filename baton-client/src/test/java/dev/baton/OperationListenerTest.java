@@ -50,6 +50,8 @@ class OperationListenerTest {
             assertThatThrownBy(() -> client.delete().forPath(path + "/missing"))
                     .isInstanceOf(KeeperException.NoNodeException.class);
             client.getChildren().inBackground((c, e) -> { }).forPath(path);
+            // a background operation is reported on the event thread: let it land before the next one is sent
+            await().until(() -> recorder.operations.size() == 5);
             client.transaction().forOperations(client.transactionOp().setData().forPath(path + "/a", new byte[] {2}));
             assertThatThrownBy(() -> client.getData().forPath("bad")).isInstanceOf(IllegalArgumentException.class);
 
