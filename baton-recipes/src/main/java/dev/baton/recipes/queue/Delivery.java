@@ -44,6 +44,11 @@ import org.slf4j.LoggerFactory;
  * Items are consumed one at a time, on the executor.
  *
  * <p>Thread-safety: thread-safe; state guarded by {@code this}.
+ *
+ * <p>Why one file of some 700 lines: listing, claiming, consuming and settling are one state machine over one
+ * window of claimed items and one set of watches, guarded by one lock; each step hands the next its state, so
+ * apart they would share every field. The constants that tune the window are documented where they are
+ * declared.
  */
 final class Delivery<T> implements Watcher, ConnectionStateListener {
     private static final Logger LOG = LoggerFactory.getLogger(Delivery.class);
