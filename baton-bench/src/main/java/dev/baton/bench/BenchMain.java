@@ -74,13 +74,16 @@ public final class BenchMain {
     }
 
     /**
-     * Starts the server (unless {@link BenchOptions#connect()} names one), runs the scenarios and renders the
+     * Starts the server (unless {@link BenchOptions#connect()} names one; an ensemble with {@link
+     * BenchOptions#ensemble()}), runs the scenarios and renders the
      * report and the chart.
      */
     static Report run(BenchOptions options, List<Scenario> scenarios, PrintStream progress)
             throws KeeperException, InterruptedException {
-        try (BenchServer server = (options.connect() == null ? BenchServer.embedded()
-                : BenchServer.external(options.connect())).withLatency(Duration.ofNanos(options.latencyNanos()))) {
+        Duration latency = Duration.ofNanos(options.latencyNanos());
+        try (BenchServer server = options.connect() != null ? BenchServer.external(options.connect()).withLatency(latency)
+                : options.ensemble() > 0 ? BenchServer.ensemble(options.ensemble(), latency)
+                : BenchServer.embedded().withLatency(latency)) {
             List<ScenarioResult> results = new BenchRunner(server, options, progress)
                     .run(scenarios, Libraries.create(options.libraries()));
             return new Report(MarkdownReport.render(results, options, server.describe()),

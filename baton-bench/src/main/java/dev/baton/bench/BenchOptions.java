@@ -19,6 +19,7 @@ import java.util.List;
  * @param inFlight outstanding operations in pipelined scenarios
  * @param dataBytes bytes of data per created node
  * @param connect an external server's connect string, or null for an embedded server
+ * @param ensemble servers of a local ensemble of separate JVMs to run against, or 0 for one embedded server
  * @param latencyNanos delay added to every chunk of bytes each way between the clients and the server, 0 for none
  * @param out a file to write the report to as well, or null
  * @param chart a file to write the SVG chart to, or null for the report's file with {@code .svg} in place of its
@@ -27,8 +28,8 @@ import java.util.List;
  * @param list print the scenarios and exit
  */
 record BenchOptions(List<String> scenarios, List<String> libraries, int ops, int warmupOps, int warmupRounds,
-        int rounds, int slice, long maxRunNanos, int inFlight, int dataBytes, String connect, long latencyNanos, Path out,
-        Path chart, boolean help, boolean list) {
+        int rounds, int slice, long maxRunNanos, int inFlight, int dataBytes, String connect, int ensemble,
+        long latencyNanos, Path out, Path chart, boolean help, boolean list) {
 
     static final String USAGE = """
             Usage: baton-bench/run [options]
@@ -45,6 +46,9 @@ record BenchOptions(List<String> scenarios, List<String> libraries, int ops, int
               --in-flight N        outstanding requests in pipelined scenarios (default 64)
               --data-bytes N       bytes of data per node (default 16)
               --connect HOST:PORT  use this server instead of an embedded one (requests/op shows n/a)
+              --ensemble N         start an ensemble of N servers, each its own JVM on loopback, and run
+                                   against it instead of an embedded server; clients connect to any of
+                                   them, as in production (requests/op shows n/a)
               --latency MICROS     put a delay line in front of the server: every chunk of bytes arrives
                                    MICROS µs late, each way (a network round trip of 2 × MICROS), for
                                    every library alike (default 0: loopback only)
@@ -71,6 +75,12 @@ record BenchOptions(List<String> scenarios, List<String> libraries, int ops, int
         }
         if (latencyNanos < 0) {
             throw new IllegalArgumentException("--latency must be >= 0 µs: " + latencyNanos / 1_000);
+        }
+        if (ensemble < 0 || ensemble == 2 || ensemble > 9) {
+            throw new IllegalArgumentException("--ensemble must be 1 or an odd number from 3 to 9: " + ensemble);
+        }
+        if (ensemble > 0 && connect != null) {
+            throw new IllegalArgumentException("--ensemble and --connect exclude each other");
         }
         if (maxRunNanos < 0) {
             throw new IllegalArgumentException("--duration must be >= 0");
@@ -112,6 +122,7 @@ record BenchOptions(List<String> scenarios, List<String> libraries, int ops, int
         int inFlight = 64;
         int dataBytes = 16;
         String connect = null;
+        int ensemble = 0;
         long latencyNanos = 0;
         Path out = null;
         Path chart = null;
@@ -141,6 +152,7 @@ record BenchOptions(List<String> scenarios, List<String> libraries, int ops, int
                 case "--in-flight", "--inflight" -> inFlight = integer(flag, value(flag, inline, queue));
                 case "--data-bytes" -> dataBytes = integer(flag, value(flag, inline, queue));
                 case "--connect" -> connect = value(flag, inline, queue);
+                case "--ensemble" -> ensemble = integer(flag, value(flag, inline, queue));
                 case "--latency" -> latencyNanos = integer(flag, value(flag, inline, queue)) * 1_000L;
                 case "--out" -> out = Path.of(value(flag, inline, queue));
                 case "--chart" -> chart = Path.of(value(flag, inline, queue));
@@ -148,7 +160,8 @@ record BenchOptions(List<String> scenarios, List<String> libraries, int ops, int
             }
         }
         return new BenchOptions(scenarios, libraries, ops, warmupOps == null ? ops : warmupOps, warmupRounds, rounds,
-                slice, maxRunNanos, inFlight, dataBytes, connect, latencyNanos, out, chart, help, list);
+                slice, maxRunNanos, inFlight, dataBytes, connect, ensemble, latencyNanos, out, chart, help,
+                list);
     }
 
     private static String value(String flag, String inline, List<String> queue) {

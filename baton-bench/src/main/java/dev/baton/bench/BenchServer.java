@@ -2,34 +2,39 @@ package dev.baton.bench;
 
 import dev.baton.testing.EmbeddedZooKeeper;
 import dev.baton.testing.TcpProxy;
+import dev.baton.testing.ZooKeeperEnsemble;
 import java.time.Duration;
 import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * The server the adapters talk to: an {@link EmbeddedZooKeeper} in this JVM, which counts client requests, or an
- * external server given by its address, which does not; optionally behind a delay line ({@link #withLatency}) that
- * stands in for a network between the clients and the server.
+ * The server the adapters talk to: an {@link EmbeddedZooKeeper} in this JVM, which counts client requests, a
+ * {@link ZooKeeperEnsemble} of separate JVMs, or an external server given by its address (neither of which
+ * counts); optionally behind a delay line ({@link #withLatency}) that stands in for a network between the clients
+ * and the server.
  */
 final class BenchServer implements AutoCloseable {
     private final EmbeddedZooKeeper embedded;
-    private final boolean owned;
+    /** What {@link #close()} stops, or null when someone else owns the server. */
+    private final Runnable owned;
+    private final String description;
     private final String connectString;
     /** With {@link #withLatency}: the proxy, and the server behind it (closed with this one). */
     private final TcpProxy delayLine;
     private final BenchServer behind;
 
-    private BenchServer(EmbeddedZooKeeper embedded, boolean owned, String connectString, TcpProxy delayLine,
-            BenchServer behind) {
+    private BenchServer(EmbeddedZooKeeper embedded, Runnable owned, String description, String connectString,
+            TcpProxy delayLine, BenchServer behind) {
         this.embedded = embedded;
         this.owned = owned;
+        this.description = description;
         this.connectString = connectString;
         this.delayLine = delayLine;
         this.behind = behind;
     }
 
-    private BenchServer(EmbeddedZooKeeper embedded, boolean owned, String connectString) {
-        this(embedded, owned, connectString, null, null);
+    private BenchServer(EmbeddedZooKeeper embedded, Runnable owned, String description, String connectString) {
+        this(embedded, owned, description, connectString, null, null);
     }
 
     /**
@@ -52,23 +57,50 @@ final class BenchServer implements AutoCloseable {
         TcpProxy proxy = TcpProxy.start("bench-latency",
                 Integer.parseInt(target.substring(target.lastIndexOf(':') + 1)));
         proxy.latency(latency);
-        return new BenchServer(embedded, false, proxy.address(), proxy, this);
+        return new BenchServer(embedded, null, description + " behind a delay line of " + latency.toNanos() / 1_000
+                + " µs each way", proxy.address(), proxy, this);
     }
 
     /** Starts an embedded server on a free loopback port; {@link #close()} stops it. */
     static BenchServer embedded() {
         EmbeddedZooKeeper zk = new EmbeddedZooKeeper().start();
-        return new BenchServer(zk, true, zk.connectString());
+        return new BenchServer(zk, zk::close, "embedded ZooKeeper at " + zk.connectString(), zk.connectString());
+    }
+
+    /**
+     * Starts an ensemble of {@code servers} servers, each its own JVM on loopback, and returns once a quorum
+     * serves. Clients are given every server and connect to any of them, as in production. With a latency, every
+     * server sits behind its own delay line.
+     *
+     * @param servers how many servers
+     * @param latency the one-way delay in front of each server, zero for none
+     */
+    static BenchServer ensemble(int servers, Duration latency) {
+        ZooKeeperEnsemble ensemble = ZooKeeperEnsemble.builder().servers(servers).clientProxies(!latency.isZero())
+                .build().start();
+        try {
+            String description = servers + "-server ZooKeeper ensemble (separate JVMs) at " + ensemble.connectString();
+            if (!latency.isZero()) {
+                for (int id : ensemble.serverIds()) {
+                    ensemble.clientLatency(id, latency);
+                }
+                description += ", each behind a delay line of " + latency.toNanos() / 1_000 + " µs each way";
+            }
+            return new BenchServer(null, ensemble::close, description, ensemble.connectString());
+        } catch (RuntimeException e) {
+            ensemble.close();
+            throw e;
+        }
     }
 
     /** Uses an embedded server someone else owns (tests); {@link #close()} leaves it running. */
     static BenchServer of(EmbeddedZooKeeper zk) {
-        return new BenchServer(zk, false, zk.connectString());
+        return new BenchServer(zk, null, "embedded ZooKeeper at " + zk.connectString(), zk.connectString());
     }
 
     /** An external server; request counts are not available. */
     static BenchServer external(String connectString) {
-        return new BenchServer(null, false, connectString);
+        return new BenchServer(null, null, "external ZooKeeper at " + connectString, connectString);
     }
 
     String connectString() {
@@ -99,9 +131,7 @@ final class BenchServer implements AutoCloseable {
 
     /** One line for the report. */
     String describe() {
-        String where = (embedded != null ? "embedded ZooKeeper at " : "external ZooKeeper at ") + connectString;
-        return delayLine == null ? where : where + " behind a delay line of " + delayLine.latency().toNanos() / 1_000
-                + " µs each way";
+        return description;
     }
 
     @Override
@@ -109,8 +139,8 @@ final class BenchServer implements AutoCloseable {
         if (delayLine != null) {
             delayLine.close();
             behind.close();
-        } else if (owned) {
-            embedded.close();
+        } else if (owned != null) {
+            owned.run();
         }
     }
 }

@@ -1,7 +1,7 @@
 package dev.baton.bench;
 
 /**
- * {@code mutex-contended}: {@value ContendedScenario#CLIENTS} clients, each with its own session and
+ * {@code mutex-8}: {@value ContendedScenario#CLIENTS} clients, each with its own session and
  * {@code InterProcessMutex} on one path, loop {@code acquire()} + {@code release()} (nothing done while held).
  * One op = one acquire + release by any client; ops/s is the total.
  */
@@ -9,7 +9,7 @@ final class MutexContendedScenario extends ContendedScenario {
 
     @Override
     public String name() {
-        return "mutex-contended";
+        return "mutex-8";
     }
 
     @Override

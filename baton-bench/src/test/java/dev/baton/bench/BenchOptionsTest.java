@@ -40,6 +40,8 @@ class BenchOptionsTest {
         assertThat(o.maxRunNanos()).isEqualTo(2_500_000_000L);
         assertThat(o.out()).isEqualTo(Path.of("x/bench.md"));
         assertThat(o.connect()).isEqualTo("127.0.0.1:2181");
+        assertThat(o.ensemble()).isZero();
+        assertThat(BenchOptions.parse("--ensemble=3").ensemble()).isEqualTo(3);
         assertThat(Scenarios.select(o.scenarios())).extracting(Scenario::name)
                 .containsExactly("get-data", "async-create");
         assertThat(Libraries.create(o.libraries())).extracting(BenchClient::name)
@@ -64,6 +66,11 @@ class BenchOptionsTest {
                 .withMessageContaining("--ops needs a value");
         assertThatIllegalArgumentException().isThrownBy(() -> BenchOptions.parse("--latency", "-1"))
                 .withMessageContaining("--latency");
+        assertThatIllegalArgumentException().isThrownBy(() -> BenchOptions.parse("--ensemble", "2"))
+                .withMessageContaining("--ensemble").withMessageContaining("2");
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> BenchOptions.parse("--ensemble", "3", "--connect", "127.0.0.1:2181"))
+                .withMessageContaining("--ensemble and --connect");
         assertThatIllegalArgumentException().isThrownBy(() -> BenchOptions.parse("--bogus"))
                 .withMessageContaining("--bogus");
         assertThatIllegalArgumentException().isThrownBy(() -> Scenarios.select(List.of("nope")))

@@ -75,7 +75,7 @@ class BenchSmokeTest {
             // its inner mutex's create, listing and delete around the lease's create and listing, then the
             // lease's delete); waiting adds a watch and a listing per hand-over.
             Map.entry("mutex-uncontended", 3.0),
-            Map.entry("mutex-contended", 3.0),
+            Map.entry("mutex-8", 3.0),
             Map.entry("semaphore", 3.0),
             Map.entry("rwlock", 3.0),
             // Discovery: a provider answers from its cache; an update is a setData, a getData per cache, and
@@ -100,7 +100,7 @@ class BenchSmokeTest {
     private static final Map<String, double[]> TIMING_DEPENDENT = Map.of(
             "double-barrier", new double[] {0.9, 2.5},
             "atomic-increment", new double[] {1.0, 10.0},
-            "mutex-contended", new double[] {1.0, 3.0},
+            "mutex-8", new double[] {1.0, 3.0},
             "semaphore", new double[] {1.0, 4.0},
             "rwlock", new double[] {1.0, 3.0},
             "discovery-convergence", new double[] {0.9, 1.1},
@@ -111,7 +111,7 @@ class BenchSmokeTest {
     /** Scenarios built on a recipe: the bare ZooKeeper client has none and is left out. */
     private static final Set<String> RECIPE_SCENARIOS = Set.of("latch-failover", "selector-rotation",
             "cache-initial-load", "cache-event-latency", "double-barrier", "atomic-increment", "mutex-uncontended",
-            "mutex-contended", "semaphore", "rwlock", "discovery-get-instance", "discovery-convergence",
+            "mutex-8", "semaphore", "rwlock", "discovery-get-instance", "discovery-convergence",
             "discovery-caches", "queue", "queue-locked");
 
     @RegisterExtension
