@@ -96,8 +96,7 @@ final class Exec {
         if (blocking) {
             try {
                 if (!session.awaitConnected(waitMs)) {
-                    return core.isClosed() ? failed(core.closedException())
-                            : failed(new KeeperException.ConnectionLossException());
+                    return core.isClosed() ? failed(core.closedException()) : failed(session.notConnected());
                 }
             } catch (InterruptedException e) {
                 return failed(e);
@@ -159,7 +158,8 @@ final class Exec {
             }
             Throwable cause = Failures.unwrap(error);
             RetryPolicy policy = core.config().retryPolicy();
-            if (cause instanceof KeeperException ke && policy.isRetryable(ke.code()) && !core.isClosed()) {
+            if (cause instanceof KeeperException ke && policy.isRetryable(ke.code()) && !core.isClosed()
+                    && !(ke.getCause() instanceof TlsProbe.TlsFailure)) { // refused again if tried again
                 Duration elapsed = Duration.ofNanos(System.nanoTime() - startNanos);
                 Optional<Duration> delay = policy.delayBeforeRetry(retryCount, elapsed);
                 if (delay.isPresent()) {

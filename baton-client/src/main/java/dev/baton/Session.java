@@ -6,6 +6,7 @@ import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.apache.zookeeper.KeeperException;
@@ -45,6 +46,10 @@ final class Session {
     private volatile long heardAtDisconnectMs;
     /** The event thread of the current handle, learned from its first event; null before. */
     private volatile Thread eventThread;
+    /** The last TLS diagnosis ({@link #notConnected()}), reused until {@link #diagnosedAtNanos} is stale. */
+    private Optional<TlsProbe.TlsFailure> diagnosis = Optional.empty();
+    private long diagnosedAtNanos;
+    private String lastReported;
 
     Session(ClientCore core) {
         this.core = core;
@@ -289,7 +294,7 @@ final class Session {
         if (timeoutMs > 0) {
             try {
                 var timer = core.scheduler().schedule(
-                        () -> waiter.completeExceptionally(new KeeperException.ConnectionLossException()),
+                        () -> waiter.completeExceptionally(notConnected()),
                         timeoutMs, TimeUnit.MILLISECONDS);
                 waiter.whenComplete((v, e) -> {
                     timer.cancel(false);
@@ -302,6 +307,34 @@ final class Session {
             }
         }
         return waiter;
+    }
+
+    /**
+     * The failure of an operation that waited the connection timeout in vain: a connection loss, caused by a
+     * {@link TlsProbe.TlsFailure} when the client uses TLS and a handshake of its own shows why it cannot
+     * connect (the handle itself would only keep trying). One probe serves every caller for a connection timeout.
+     */
+    KeeperException notConnected() {
+        KeeperException loss = new KeeperException.ConnectionLossException();
+        ClientConfig config = core.config();
+        if (!TlsProbe.isSecure(config.zkClientConfig()) || connected || closed) {
+            return loss;
+        }
+        Optional<TlsProbe.TlsFailure> failure;
+        synchronized (this) { // not "lock": the probe takes up to a few seconds and must not stop state changes
+            long now = System.nanoTime();
+            if (diagnosedAtNanos == 0 || now - diagnosedAtNanos > config.connectionTimeout().toNanos()) {
+                diagnosis = TlsProbe.diagnose(config.zkClientConfig(), config.ensembleProvider().getConnectionString());
+                diagnosedAtNanos = System.nanoTime();
+                diagnosis.map(Throwable::getMessage).filter(m -> !m.equals(lastReported)).ifPresent(m -> {
+                    lastReported = m;
+                    LOG.warn("Not connected within {} ms: {}", config.connectionTimeout().toMillis(), m);
+                });
+            }
+            failure = diagnosis;
+        }
+        failure.ifPresent(loss::initCause);
+        return loss;
     }
 
     void close() {

@@ -1,0 +1,122 @@
+package dev.baton;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.InetSocketAddress;
+import java.net.SocketTimeoutException;
+import java.util.Optional;
+import javax.net.ssl.SSLException;
+import javax.net.ssl.SSLSocket;
+import org.apache.zookeeper.client.ConnectStringParser;
+import org.apache.zookeeper.client.ZKClientConfig;
+import org.apache.zookeeper.common.ClientX509Util;
+import org.apache.zookeeper.common.SSLContextAndOptions;
+import org.apache.zookeeper.common.X509Exception;
+
+/**
+ * Finds out why a TLS client cannot connect. ZooKeeper's client only logs a refused handshake and tries the next
+ * server, again and again, so its user would see nothing but connection losses; when the client has not
+ * connected within its connection timeout, {@link Session} asks this class to shake hands with a server itself,
+ * with the client's own TLS settings, and turns what went wrong into a {@link TlsFailure} for the caller.
+ *
+ * <p>Each probe is bounded (one connect and one read of {@link #PROBE_TIMEOUT_MS} each), sends nothing after the
+ * handshake, and is made only after a connection wait has already failed.
+ */
+final class TlsProbe {
+    static final int PROBE_TIMEOUT_MS = 1_500;
+
+    private TlsProbe() {
+    }
+
+    /** Whether {@code config} makes the ZooKeeper client use TLS. */
+    static boolean isSecure(ZKClientConfig config) {
+        return config != null && config.getBoolean(ZKClientConfig.SECURE_CLIENT);
+    }
+
+    /**
+     * Shakes hands with the first server of {@code connectString} that refuses, using {@code config}'s TLS
+     * settings.
+     *
+     * @return why TLS fails, or empty if it does not (or the servers cannot be reached at all)
+     */
+    static Optional<TlsFailure> diagnose(ZKClientConfig config, String connectString) {
+        if (!isSecure(config)) {
+            return Optional.empty();
+        }
+        SSLContextAndOptions context;
+        try (ClientX509Util x509 = new ClientX509Util()) {
+            context = x509.createSSLContextAndOptions(config);
+        } catch (X509Exception.SSLContextException | RuntimeException e) {
+            return Optional.of(new TlsFailure("the client's TLS settings cannot be used: " + e.getMessage(), e));
+        }
+        for (InetSocketAddress server : new ConnectStringParser(connectString).getServerAddresses()) {
+            Optional<TlsFailure> failure = probe(context, server, hasKeyStore(config));
+            if (failure.isPresent()) {
+                return failure;
+            }
+        }
+        return Optional.empty();
+    }
+
+    private static boolean hasKeyStore(ZKClientConfig config) {
+        try (ClientX509Util x509 = new ClientX509Util()) {
+            String location = config.getProperty(x509.getSslKeystoreLocationProperty());
+            return location != null && !location.isEmpty();
+        }
+    }
+
+    private static Optional<TlsFailure> probe(SSLContextAndOptions context, InetSocketAddress unresolved,
+            boolean keyStore) {
+        InetSocketAddress server = new InetSocketAddress(unresolved.getHostString(), unresolved.getPort());
+        if (server.isUnresolved()) {
+            return Optional.empty();
+        }
+        String name = unresolved.getHostString() + ":" + unresolved.getPort();
+        try (SSLSocket tls = context.createSSLSocket()) { // a client-mode socket, as ZooKeeper's client uses
+            tls.connect(server, PROBE_TIMEOUT_MS);
+            tls.setSoTimeout(PROBE_TIMEOUT_MS);
+            tls.startHandshake();
+            // TLS 1.3 servers judge the client's certificate after the client's side of the handshake is done,
+            // and answer a refused one with an alert: read to hear it.
+            InputStream in = tls.getInputStream();
+            if (in.read() < 0) {
+                return Optional.of(new TlsFailure("the TLS handshake with " + name + " succeeded but the server "
+                        + "closed the connection at once", null));
+            }
+            return Optional.empty();
+        } catch (SocketTimeoutException e) {
+            return Optional.empty(); // the server accepted TLS and waits for the session request
+        } catch (SSLException e) {
+            return Optional.of(new TlsFailure("the TLS handshake with " + name + " failed: " + e.getMessage()
+                    + hint(e, keyStore), e));
+        } catch (IOException e) {
+            return Optional.empty(); // not a TLS problem: the server is down or unreachable
+        }
+    }
+
+    private static String hint(SSLException e, boolean keyStore) {
+        String message = String.valueOf(e.getMessage());
+        if (message.contains("PKIX") || message.contains("certificate_unknown") && !message.contains("alert")) {
+            return " (the client's trust store (zookeeper.ssl.trustStore.*) does not trust the server's certificate)";
+        }
+        if (message.contains("certificate_required") || message.contains("alert") && !keyStore) {
+            return " (the server requires a client certificate and none is set: zookeeper.ssl.keyStore.*)";
+        }
+        if (message.contains("alert")) {
+            return " (the server refused the client's certificate: is it signed by an authority the server trusts?)";
+        }
+        return "";
+    }
+
+    /**
+     * Why a TLS client could not connect; the cause of the {@code ConnectionLossException} its operation fails
+     * with. Such a failure is not retried: another attempt would be refused the same way.
+     */
+    static final class TlsFailure extends SSLException {
+        private static final long serialVersionUID = 1L;
+
+        TlsFailure(String message, Throwable cause) {
+            super(message, cause);
+        }
+    }
+}
