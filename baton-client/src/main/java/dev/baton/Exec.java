@@ -1,6 +1,7 @@
 package dev.baton;
 
 import dev.baton.internal.Failures;
+import dev.baton.internal.TlsProbe;
 import dev.baton.retry.RetryPolicy;
 import java.time.Duration;
 import java.util.Optional;

@@ -1,5 +1,6 @@
 package dev.baton;
 
+import dev.baton.internal.TlsProbe;
 import dev.baton.state.ConnectionState;
 import java.io.IOException;
 import java.io.UncheckedIOException;

@@ -1,4 +1,4 @@
-package dev.baton;
+package dev.baton.internal;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -16,20 +16,26 @@ import org.apache.zookeeper.common.X509Exception;
 /**
  * Finds out why a TLS client cannot connect. ZooKeeper's client only logs a refused handshake and tries the next
  * server, again and again, so its user would see nothing but connection losses; when the client has not
- * connected within its connection timeout, {@link Session} asks this class to shake hands with a server itself,
+ * connected within its connection timeout, the client's session asks this class to shake hands with a server itself,
  * with the client's own TLS settings, and turns what went wrong into a {@link TlsFailure} for the caller.
  *
  * <p>Each probe is bounded (one connect and one read of {@link #PROBE_TIMEOUT_MS} each), sends nothing after the
  * handshake, and is made only after a connection wait has already failed.
  */
-final class TlsProbe {
-    static final int PROBE_TIMEOUT_MS = 1_500;
+public final class TlsProbe {
+    /** The bound of the probe's connect, and of its handshake and read. */
+    public static final int PROBE_TIMEOUT_MS = 1_500;
 
     private TlsProbe() {
     }
 
-    /** Whether {@code config} makes the ZooKeeper client use TLS. */
-    static boolean isSecure(ZKClientConfig config) {
+    /**
+     * Whether {@code config} makes the ZooKeeper client use TLS.
+     *
+     * @param config the client's configuration, or null
+     * @return true with {@code zookeeper.client.secure=true}
+     */
+    public static boolean isSecure(ZKClientConfig config) {
         return config != null && config.getBoolean(ZKClientConfig.SECURE_CLIENT);
     }
 
@@ -37,9 +43,12 @@ final class TlsProbe {
      * Shakes hands with the first server of {@code connectString} that refuses, using {@code config}'s TLS
      * settings.
      *
-     * @return why TLS fails, or empty if it does not (or the servers cannot be reached at all)
+     * @param config the client's configuration
+     * @param connectString the servers, as the client was given them
+     * @return why TLS fails, or empty if it does not (or the servers cannot be reached at all, or the client does
+     *     not use TLS)
      */
-    static Optional<TlsFailure> diagnose(ZKClientConfig config, String connectString) {
+    public static Optional<TlsFailure> diagnose(ZKClientConfig config, String connectString) {
         if (!isSecure(config)) {
             return Optional.empty();
         }
@@ -112,10 +121,10 @@ final class TlsProbe {
      * Why a TLS client could not connect; the cause of the {@code ConnectionLossException} its operation fails
      * with. Such a failure is not retried: another attempt would be refused the same way.
      */
-    static final class TlsFailure extends SSLException {
+    public static final class TlsFailure extends SSLException {
         private static final long serialVersionUID = 1L;
 
-        TlsFailure(String message, Throwable cause) {
+        private TlsFailure(String message, Throwable cause) {
             super(message, cause);
         }
     }
