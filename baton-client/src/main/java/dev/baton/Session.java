@@ -30,6 +30,8 @@ final class Session {
 
     private final ClientCore core;
     private final Object lock = new Object();
+    /** Guards the TLS diagnosis fields below. */
+    private final Object probeLock = new Object();
     private final List<CompletableFuture<Void>> connectWaiters = new ArrayList<>();
 
     private volatile ZooKeeper zk;
@@ -322,7 +324,7 @@ final class Session {
             return loss;
         }
         Optional<TlsProbe.TlsFailure> failure;
-        synchronized (this) { // not "lock": the probe takes up to a few seconds and must not stop state changes
+        synchronized (probeLock) { // not "lock": a probe takes seconds and must not hold up state changes
             long now = System.nanoTime();
             if (diagnosedAtNanos == 0 || now - diagnosedAtNanos > config.connectionTimeout().toNanos()) {
                 diagnosis = TlsProbe.diagnose(config.zkClientConfig(), config.ensembleProvider().getConnectionString());

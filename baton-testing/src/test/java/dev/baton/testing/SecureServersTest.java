@@ -93,8 +93,8 @@ class SecureServersTest {
                 Handle plaintext = new Handle(zk.connectString(), new ZKClientConfig());
                 Handle trusted = new Handle(zk.connectString(), certs.clientConfig("alice"))) {
             trusted.awaitConnected();
-            // The refused ones try again and again for two seconds: none of them gets a session.
-            await().during(Duration.ofSeconds(2)).atMost(WAIT).until(() ->
+            // The refused ones try again and again for a second: none of them gets a session.
+            await().during(Duration.ofSeconds(1)).atMost(WAIT).until(() ->
                     !none.states.contains(KeeperState.SyncConnected)
                             && !untrusted.states.contains(KeeperState.SyncConnected)
                             && !plaintext.states.contains(KeeperState.SyncConnected));
@@ -107,7 +107,7 @@ class SecureServersTest {
         ServerSecurity security = ServerSecurity.builder().tls(certs).build();
         try (EmbeddedZooKeeper zk = EmbeddedZooKeeper.builder().security(security).build().start();
                 Handle wrongTrust = new Handle(zk.connectString(), strangers.clientConfig("alice"))) {
-            await().during(Duration.ofSeconds(2)).atMost(WAIT)
+            await().during(Duration.ofSeconds(1)).atMost(WAIT)
                     .until(() -> !wrongTrust.states.contains(KeeperState.SyncConnected));
             assertThat(zk.liveSessions()).isEmpty();
         }
