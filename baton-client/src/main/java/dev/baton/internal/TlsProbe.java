@@ -5,6 +5,7 @@ import java.io.InputStream;
 import java.net.InetSocketAddress;
 import java.net.SocketTimeoutException;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLException;
 import javax.net.ssl.SSLSocket;
 import org.apache.zookeeper.client.ConnectStringParser;
@@ -15,12 +16,13 @@ import org.apache.zookeeper.common.X509Exception;
 
 /**
  * Finds out why a TLS client cannot connect. ZooKeeper's client only logs a refused handshake and tries the next
- * server, again and again, so its user would see nothing but connection losses; when the client has not
- * connected within its connection timeout, the client's session asks this class to shake hands with a server itself,
- * with the client's own TLS settings, and turns what went wrong into a {@link TlsFailure} for the caller.
+ * server, again and again, so its user would see nothing but connection losses; when the client has not connected
+ * within its connection timeout, the client's session asks this class to shake hands with a server itself, with
+ * the client's own TLS settings, and turns what went wrong into a {@link TlsFailure} for the caller.
  *
- * <p>Each probe is bounded (one connect and one read of {@link #PROBE_TIMEOUT_MS} each), sends nothing after the
- * handshake, and is made only after a connection wait has already failed.
+ * <p>Each probe is bounded (one connect and one read of {@link #PROBE_TIMEOUT_MS} each; no further server is tried
+ * after twice that time), sends nothing after the handshake, and is made only after a connection wait has already
+ * failed.
  */
 public final class TlsProbe {
     /** The bound of the probe's connect, and of its handshake and read. */
@@ -58,10 +60,11 @@ public final class TlsProbe {
         } catch (X509Exception.SSLContextException | RuntimeException e) {
             return Optional.of(new TlsFailure("the client's TLS settings cannot be used: " + e.getMessage(), e));
         }
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(2L * PROBE_TIMEOUT_MS);
         for (InetSocketAddress server : new ConnectStringParser(connectString).getServerAddresses()) {
             Optional<TlsFailure> failure = probe(context, server, hasKeyStore(config));
-            if (failure.isPresent()) {
-                return failure;
+            if (failure.isPresent() || System.nanoTime() - deadline > 0) {
+                return failure; // servers that do not answer at all must not hold the caller up server by server
             }
         }
         return Optional.empty();
