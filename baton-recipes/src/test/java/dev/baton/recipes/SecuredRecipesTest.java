@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.ZooDefs;
@@ -113,11 +114,16 @@ class SecuredRecipesTest {
             InterProcessMutex bobLock = new InterProcessMutex(bob, "/secured/lock");
             assertThatThrownBy(() -> bobLock.acquire(5, TimeUnit.SECONDS))
                     .isInstanceOf(KeeperException.NoAuthException.class);
+            assertThat(bobLock.acquireAsync(5, TimeUnit.SECONDS)).failsWithin(WAIT)
+                    .withThrowableOfType(ExecutionException.class)
+                    .withCauseInstanceOf(KeeperException.NoAuthException.class);
             assertThat(bobLock.isAcquiredInThisProcess()).isFalse();
             SimpleDistributedQueue bobQueue = new SimpleDistributedQueue(bob, "/secured/queue");
             assertThatThrownBy(() -> bobQueue.offer("bob".getBytes(UTF_8)))
                     .isInstanceOf(KeeperException.NoAuthException.class);
             assertThatThrownBy(bobQueue::poll).isInstanceOf(KeeperException.NoAuthException.class);
+            assertThat(bobQueue.takeAsync()).failsWithin(WAIT).withThrowableOfType(ExecutionException.class)
+                    .withCauseInstanceOf(KeeperException.NoAuthException.class);
             try (LeaderLatch bobLatch = new LeaderLatch(bob, "/secured/latch", "bob")) {
                 bobLatch.start();
                 await().atMost(WAIT).until(() -> unhandled.size() == 1);
