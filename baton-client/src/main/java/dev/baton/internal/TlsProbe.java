@@ -91,33 +91,41 @@ public final class TlsProbe {
             // TLS 1.3 servers judge the client's certificate after the client's side of the handshake is done,
             // and answer a refused one with an alert: read to hear it.
             InputStream in = tls.getInputStream();
-            if (in.read() < 0) {
-                return Optional.of(new TlsFailure("the TLS handshake with " + name + " succeeded but the server "
-                        + "closed the connection at once", null));
-            }
+            in.read(); // a server that closes at once may be at its connection limit: not a TLS verdict
             return Optional.empty();
         } catch (SocketTimeoutException e) {
             return Optional.empty(); // the server accepted TLS and waits for the session request
         } catch (SSLException e) {
-            return Optional.of(new TlsFailure("the TLS handshake with " + name + " failed: " + e.getMessage()
-                    + hint(e, keyStore), e));
+            // Only a verdict on the certificates or the protocol; a handshake cut short (a busy server dropping
+            // the connection) would be retried by the client, and is not reported as a TLS failure.
+            return hint(e, keyStore).map(hint -> new TlsFailure("the TLS handshake with " + name + " failed: "
+                    + e.getMessage() + " (" + hint + ")", e));
         } catch (IOException e) {
             return Optional.empty(); // not a TLS problem: the server is down or unreachable
         }
     }
 
-    private static String hint(SSLException e, boolean keyStore) {
+    /** What the user should check, for a handshake failure that says something about the certificates. */
+    private static Optional<String> hint(SSLException e, boolean keyStore) {
         String message = String.valueOf(e.getMessage());
-        if (message.contains("PKIX") || message.contains("certificate_unknown") && !message.contains("alert")) {
-            return " (the client's trust store (zookeeper.ssl.trustStore.*) does not trust the server's certificate)";
+        if (message.contains("PKIX")) {
+            return Optional.of("the client's trust store (zookeeper.ssl.trustStore.*) does not trust the server's "
+                    + "certificate");
         }
-        if (message.contains("certificate_required") || message.contains("alert") && !keyStore) {
-            return " (the server requires a client certificate and none is set: zookeeper.ssl.keyStore.*)";
+        if (message.contains("verify") && message.contains("host")) {
+            return Optional.of("the server's certificate does not name the host in the connect string");
         }
-        if (message.contains("alert")) {
-            return " (the server refused the client's certificate: is it signed by an authority the server trusts?)";
+        if (message.contains("Unsupported or unrecognized SSL message")) {
+            return Optional.of("the server does not speak TLS on this port: is it the secureClientPort?");
         }
-        return "";
+        if (!message.contains("alert") || !message.contains("certificate") && !message.contains("unknown_ca")) {
+            return Optional.empty();
+        }
+        if (message.contains("certificate_required") || !keyStore) {
+            return Optional.of("the server requires a client certificate and none is set: zookeeper.ssl.keyStore.*");
+        }
+        return Optional.of("the server refused the client's certificate: is it signed by an authority the server "
+                + "trusts?");
     }
 
     /**
