@@ -43,14 +43,14 @@ class SecureConnectionTest {
             try (BatonClient alice = Baton.builder().connectString(zk.connectString()).retryPolicy(new RetryOneTime(10))
                     .zkClientConfig(certs.clientConfig("alice")).build()) {
                 alice.start();
-                assertThat(alice.blockUntilConnected(10, TimeUnit.SECONDS)).isTrue();
+                assertThat(alice.blockUntilConnected(30, TimeUnit.SECONDS)).isTrue(); // slow on a busy machine
                 alice.create().withACL(aliceOnly).forPath("/secret", "hidden".getBytes(UTF_8));
             }
             List<String> secrets = List.of(certs.clientKeyStore("alice").password(), certs.trustStore().password(),
                     strangers.clientKeyStore("mallory").password());
 
             Cli.Result allowed = Cli.baton(options(zk, certs.clientKeyStore("alice"), certs.trustStore(),
-                    "inspect", "/secret"));
+                    "inspect", "/secret", "--timeout", "30"));
             assertThat(allowed.exitCode()).as(allowed.toString()).isZero();
             assertThat(allowed.out()).startsWith("/secret  \"hidden\"");
             assertNoSecret(allowed, secrets);

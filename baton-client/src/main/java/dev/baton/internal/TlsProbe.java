@@ -20,13 +20,19 @@ import org.apache.zookeeper.common.X509Exception;
  * within its connection timeout, the client's session asks this class to shake hands with a server itself, with
  * the client's own TLS settings, and turns what went wrong into a {@link TlsFailure} for the caller.
  *
- * <p>Each probe is bounded (one connect and one read of {@link #PROBE_TIMEOUT_MS} each; no further server is tried
- * after twice that time), sends nothing after the handshake, and is made only after a connection wait has already
- * failed.
+ * <p>Each probe is bounded ({@link #CONNECT_TIMEOUT_MS}, then {@link #READ_TIMEOUT_MS} per read; no further
+ * server is tried once one probe's bound has passed), sends nothing after the handshake, and is made only after a
+ * connection wait has already failed.
  */
 public final class TlsProbe {
-    /** The bound of the probe's connect, and of its handshake and read. */
-    public static final int PROBE_TIMEOUT_MS = 1_500;
+    /** The bound of a probe's connect. */
+    public static final int CONNECT_TIMEOUT_MS = 1_500;
+    /**
+     * The bound of each read of a probe's handshake, and of the read that waits for the server's verdict on the
+     * client's certificate: longer than the connect, because a busy server may take a while to answer, and it
+     * costs only when TLS turns out to be fine.
+     */
+    public static final int READ_TIMEOUT_MS = 3_000;
 
     private TlsProbe() {
     }
@@ -60,7 +66,7 @@ public final class TlsProbe {
         } catch (X509Exception.SSLContextException | RuntimeException e) {
             return Optional.of(new TlsFailure("the client's TLS settings cannot be used: " + e.getMessage(), e));
         }
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(2L * PROBE_TIMEOUT_MS);
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(CONNECT_TIMEOUT_MS + READ_TIMEOUT_MS);
         for (InetSocketAddress server : new ConnectStringParser(connectString).getServerAddresses()) {
             Optional<TlsFailure> failure = probe(context, server, hasKeyStore(config));
             if (failure.isPresent() || System.nanoTime() - deadline > 0) {
@@ -85,8 +91,8 @@ public final class TlsProbe {
         }
         String name = unresolved.getHostString() + ":" + unresolved.getPort();
         try (SSLSocket tls = context.createSSLSocket()) { // a client-mode socket, as ZooKeeper's client uses
-            tls.connect(server, PROBE_TIMEOUT_MS);
-            tls.setSoTimeout(PROBE_TIMEOUT_MS);
+            tls.connect(server, CONNECT_TIMEOUT_MS);
+            tls.setSoTimeout(READ_TIMEOUT_MS);
             tls.startHandshake();
             // TLS 1.3 servers judge the client's certificate after the client's side of the handshake is done,
             // and answer a refused one with an alert: read to hear it.
