@@ -6,6 +6,8 @@ module dev.baton.testing {
     requires transitive zookeeper;
     requires transitive org.junit.jupiter.api;
     requires org.slf4j;
+    // The TLS context type of the in-process TLS server's connection factory (ZooKeeper's Netty).
+    requires io.netty.handler;
 
     exports dev.baton.testing;
 }

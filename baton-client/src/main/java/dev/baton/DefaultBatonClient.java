@@ -1,6 +1,7 @@
 package dev.baton;
 
 import dev.baton.internal.BatonPaths;
+import dev.baton.internal.ErrorSink;
 import dev.baton.internal.Failures;
 import dev.baton.listen.Listenable;
 import dev.baton.listen.UnhandledErrorListener;
@@ -22,7 +23,7 @@ import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooKeeper;
 
 /** A {@link BatonClient} over a shared {@link ClientCore}, with its own namespace. */
-final class DefaultBatonClient implements BatonClient {
+final class DefaultBatonClient implements BatonClient, ErrorSink {
     private static final Duration NEVER = Duration.ofDays(365L * 100);
     private final ClientCore core;
     private final Namespace namespace;
@@ -51,6 +52,11 @@ final class DefaultBatonClient implements BatonClient {
 
     ClientCore core() {
         return core;
+    }
+
+    @Override
+    public void reportError(String message, Throwable error) {
+        core.reportError(message, error);
     }
 
     Namespace namespace() {

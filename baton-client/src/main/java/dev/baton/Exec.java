@@ -1,6 +1,7 @@
 package dev.baton;
 
 import dev.baton.internal.Failures;
+import dev.baton.internal.TlsProbe;
 import dev.baton.retry.RetryPolicy;
 import java.time.Duration;
 import java.util.Optional;
@@ -96,8 +97,7 @@ final class Exec {
         if (blocking) {
             try {
                 if (!session.awaitConnected(waitMs)) {
-                    return core.isClosed() ? failed(core.closedException())
-                            : failed(new KeeperException.ConnectionLossException());
+                    return core.isClosed() ? failed(core.closedException()) : failed(session.notConnected());
                 }
             } catch (InterruptedException e) {
                 return failed(e);
@@ -159,7 +159,8 @@ final class Exec {
             }
             Throwable cause = Failures.unwrap(error);
             RetryPolicy policy = core.config().retryPolicy();
-            if (cause instanceof KeeperException ke && policy.isRetryable(ke.code()) && !core.isClosed()) {
+            if (cause instanceof KeeperException ke && policy.isRetryable(ke.code()) && !core.isClosed()
+                    && !(ke.getCause() instanceof TlsProbe.TlsFailure)) { // refused again if tried again
                 Duration elapsed = Duration.ofNanos(System.nanoTime() - startNanos);
                 Optional<Duration> delay = policy.delayBeforeRetry(retryCount, elapsed);
                 if (delay.isPresent()) {

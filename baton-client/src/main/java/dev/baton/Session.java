@@ -1,11 +1,13 @@
 package dev.baton;
 
+import dev.baton.internal.TlsProbe;
 import dev.baton.state.ConnectionState;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.apache.zookeeper.KeeperException;
@@ -28,6 +30,8 @@ final class Session {
 
     private final ClientCore core;
     private final Object lock = new Object();
+    /** Guards the TLS diagnosis fields below. */
+    private final Object probeLock = new Object();
     private final List<CompletableFuture<Void>> connectWaiters = new ArrayList<>();
 
     private volatile ZooKeeper zk;
@@ -45,6 +49,10 @@ final class Session {
     private volatile long heardAtDisconnectMs;
     /** The event thread of the current handle, learned from its first event; null before. */
     private volatile Thread eventThread;
+    /** The last TLS diagnosis ({@link #notConnected()}), reused until {@link #diagnosedAtNanos} is stale. */
+    private Optional<TlsProbe.TlsFailure> diagnosis = Optional.empty();
+    private long diagnosedAtNanos;
+    private String lastReported;
 
     Session(ClientCore core) {
         this.core = core;
@@ -289,7 +297,7 @@ final class Session {
         if (timeoutMs > 0) {
             try {
                 var timer = core.scheduler().schedule(
-                        () -> waiter.completeExceptionally(new KeeperException.ConnectionLossException()),
+                        () -> waiter.completeExceptionally(notConnected()),
                         timeoutMs, TimeUnit.MILLISECONDS);
                 waiter.whenComplete((v, e) -> {
                     timer.cancel(false);
@@ -302,6 +310,34 @@ final class Session {
             }
         }
         return waiter;
+    }
+
+    /**
+     * The failure of an operation that waited the connection timeout in vain: a connection loss, caused by a
+     * {@link TlsProbe.TlsFailure} when the client uses TLS and a handshake of its own shows why it cannot
+     * connect (the handle itself would only keep trying). One probe serves every caller for a connection timeout.
+     */
+    KeeperException notConnected() {
+        KeeperException loss = new KeeperException.ConnectionLossException();
+        ClientConfig config = core.config();
+        if (!TlsProbe.isSecure(config.zkClientConfig()) || connected || closed) {
+            return loss;
+        }
+        Optional<TlsProbe.TlsFailure> failure;
+        synchronized (probeLock) { // not "lock": a probe takes seconds and must not hold up state changes
+            long now = System.nanoTime();
+            if (diagnosedAtNanos == 0 || now - diagnosedAtNanos > config.connectionTimeout().toNanos()) {
+                diagnosis = TlsProbe.diagnose(config.zkClientConfig(), config.ensembleProvider().getConnectionString());
+                diagnosedAtNanos = System.nanoTime();
+                diagnosis.map(Throwable::getMessage).filter(m -> !m.equals(lastReported)).ifPresent(m -> {
+                    lastReported = m;
+                    LOG.warn("Not connected within {} ms: {}", config.connectionTimeout().toMillis(), m);
+                });
+            }
+            failure = diagnosis;
+        }
+        failure.ifPresent(loss::initCause);
+        return loss;
     }
 
     void close() {

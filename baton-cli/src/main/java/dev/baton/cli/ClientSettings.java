@@ -2,6 +2,7 @@ package dev.baton.cli;
 
 import dev.baton.AuthInfo;
 import dev.baton.Baton;
+import dev.baton.internal.TlsProbe;
 import dev.baton.retry.ExponentialBackoffRetry;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -59,6 +60,17 @@ record ClientSettings(String namespace, List<AuthInfo> auth, Map<String, String>
         ZKClientConfig config = new ZKClientConfig();
         tls.forEach(config::setProperty);
         return config;
+    }
+
+    /**
+     * Why a client with these settings cannot connect, when TLS is to blame (a TLS handshake of its own, bounded
+     * by a few seconds; see {@link TlsProbe}).
+     *
+     * @param connectString the servers
+     * @return {@code ": <reason>"} to append to a message, or empty when TLS is off or not the problem
+     */
+    String whyNotConnected(String connectString) {
+        return TlsProbe.diagnose(zkClientConfig(), connectString).map(f -> ": " + f.getMessage()).orElse("");
     }
 
     /**

@@ -116,7 +116,7 @@ final class DemoContext implements AutoCloseable {
         client.start();
         if (!client.blockUntilConnected(AWAIT_TIMEOUT.toSeconds(), TimeUnit.SECONDS)) {
             throw new DemoException("could not connect to " + connectString + " within " + AWAIT_TIMEOUT.toSeconds()
-                    + "s");
+                    + "s" + settings.whyNotConnected(connectString));
         }
         return client;
     }

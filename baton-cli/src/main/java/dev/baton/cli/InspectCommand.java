@@ -104,7 +104,8 @@ final class InspectCommand implements Callable<Integer> {
         try (BatonClient client = settings.builder(connect, Duration.ofSeconds(30), timeout).build()) {
             client.start();
             if (!client.blockUntilConnected(timeoutSeconds, TimeUnit.SECONDS)) {
-                err.println("baton inspect: cannot connect to " + connect + " within " + timeoutSeconds + "s");
+                err.println("baton inspect: cannot connect to " + connect + " within " + timeoutSeconds + "s"
+                        + settings.whyNotConnected(connect));
                 return CommandLine.ExitCode.SOFTWARE;
             }
             InspectView view = new InspectView(options);

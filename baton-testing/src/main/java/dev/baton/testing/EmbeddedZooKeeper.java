@@ -19,8 +19,10 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import org.apache.zookeeper.ZooKeeper;
+import org.apache.zookeeper.common.ZKConfig;
 import org.apache.zookeeper.server.ContainerManager;
 import org.apache.zookeeper.server.NIOServerCnxnFactory;
+import org.apache.zookeeper.server.ServerCnxnFactory;
 import org.apache.zookeeper.server.ZKDatabase;
 import org.apache.zookeeper.server.persistence.FileTxnSnapLog;
 import org.slf4j.Logger;
@@ -59,6 +61,16 @@ import org.slf4j.LoggerFactory;
  *       {@code cons}, ...) are allowed.</li>
  * </ul>
  *
+ * <h2>Security</h2>
+ * With {@link Builder#security(ServerSecurity)} the server can serve TLS on its client port (ZooKeeper's Netty
+ * connection factory, certificates from {@link TlsCertificates}), authenticate TLS clients by their certificate
+ * ({@code x509}), run SASL DIGEST-MD5 with users from a JAAS section the kit writes ({@link Jaas}), and close every
+ * session that does not authenticate before its first request. A TLS server keeps a second, plaintext port
+ * ({@link #plaintextPort()}) for four-letter words and plaintext clients. These settings are this server's own,
+ * not JVM-wide system properties: ZooKeeper properties it only reads while a server is being made are set for that
+ * moment alone; what stays JVM-wide is the registration of the {@code sasl} and {@code x509} authentication
+ * providers and the kit's JAAS login configuration (see {@link Jaas}).
+ *
  * <h2>Defaults</h2>
  * Tick time 500 ms, so negotiated session timeouts lie between 1 s (2 ticks) and 20 s (40 ticks); no limit on
  * connections per client host (tests open many clients from 127.0.0.1); container and expired TTL nodes are
@@ -94,6 +106,9 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
     private final int maxSessionTimeoutMs;
     private final int maxClientConnections;
     private final int containerCheckIntervalMs;
+    private final ServerSecurity security;
+    /** The JAAS section of this server's SASL users; null without SASL. */
+    private final String saslSection;
     private final Path dataDirectory;
     private final RequestCounter requests = new RequestCounter();
     private final AtomicReference<String> dropOnCreate = new AtomicReference<>();
@@ -102,8 +117,12 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
     // Guarded by "this"; volatile for the lock-free accessors.
     private volatile State state = State.NEW;
     private volatile int port;
+    /** The plaintext port: {@link #port} without TLS, a port of its own with TLS (0 until the first start). */
+    private volatile int plaintextPort;
     private volatile CountingZooKeeperServer server;
     private NIOServerCnxnFactory connectionFactory;
+    /** The TLS factory; null without TLS or when not running. */
+    private ServerCnxnFactory secureFactory;
     private FileTxnSnapLog snapLog;
     private ContainerManager containerManager;
 
@@ -127,6 +146,8 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
         this.maxClientConnections = builder.maxClientConnections;
         this.containerCheckIntervalMs = builder.containerCheckIntervalMs();
         this.port = builder.port;
+        this.security = builder.security != null ? builder.security : ServerSecurity.NONE;
+        this.saslSection = security.sasl() ? Jaas.serverSection(security.saslUsers()) : null;
         try {
             this.dataDirectory = Files.createTempDirectory("baton-zk-");
         } catch (IOException e) {
@@ -165,14 +186,24 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
         CountingZooKeeperServer zks = null;
         try {
             snapLog = new FileTxnSnapLog(dataDirectory.toFile(), dataDirectory.toFile());
-            zks = new CountingZooKeeperServer(snapLog, tickTimeMs, minSessionTimeoutMs, maxSessionTimeoutMs,
-                    requests, dropOnCreate);
-            connectionFactory = bind();
+            ServerFactories.registerProviders(security);
+            FileTxnSnapLog log = snapLog;
+            zks = ServerFactories.withProperties(security.authenticationProperties(), () ->
+                    new CountingZooKeeperServer(log, tickTimeMs, minSessionTimeoutMs, maxSessionTimeoutMs,
+                            requests, dropOnCreate));
+            boolean tls = security.tls().isPresent();
+            connectionFactory = bind(tls ? plaintextPort : port);
             connectionFactory.startup(zks); // starts the NIO threads, loads the data, starts the request chain
+            plaintextPort = connectionFactory.getLocalPort();
+            if (tls) {
+                secureFactory = startSecure(zks);
+                port = secureFactory.getLocalPort();
+            } else {
+                port = plaintextPort;
+            }
             containerManager = new ContainerManager(zks.getZKDatabase(), zks.firstRequestProcessor(),
                     containerCheckIntervalMs, 10_000, 0);
             containerManager.start();
-            port = connectionFactory.getLocalPort();
             server = zks;
             state = State.RUNNING;
             LOG.info("ZooKeeper server started on {}:{} with data in {}", HOST, port, dataDirectory);
@@ -187,6 +218,9 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
         } catch (RuntimeException | Error e) {
             shutDownQuietly(zks);
             throw e;
+        } catch (Exception e) {
+            shutDownQuietly(zks);
+            throw new IllegalStateException("cannot start ZooKeeper server", e);
         }
     }
 
@@ -277,13 +311,48 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
     }
 
     /**
-     * The connect string clients pass to ZooKeeper, {@code "127.0.0.1:<port>"}.
+     * The connect string clients pass to ZooKeeper, {@code "127.0.0.1:<port>"}: the TLS port when the server
+     * has TLS.
      *
      * @return the connect string
      * @throws IllegalStateException if no port has been chosen yet
      */
     public String connectString() {
         return HOST + ":" + port();
+    }
+
+    /**
+     * The plaintext client port: {@link #port()} without TLS; with TLS, a second port of its own (the kit's
+     * four-letter words use it), chosen at the first start and kept across restarts.
+     *
+     * @return the port on 127.0.0.1
+     * @throws IllegalStateException if the server has not been started yet
+     */
+    public int plaintextPort() {
+        int p = security.tls().isPresent() ? plaintextPort : port;
+        if (p == 0) {
+            throw new IllegalStateException("ZooKeeper server has not been started yet, so it has no port");
+        }
+        return p;
+    }
+
+    /**
+     * The connect string of {@link #plaintextPort()}.
+     *
+     * @return {@code "127.0.0.1:<plaintext port>"}
+     * @throws IllegalStateException if the server has not been started yet
+     */
+    public String plaintextConnectString() {
+        return HOST + ":" + plaintextPort();
+    }
+
+    /**
+     * How this server secures its clients.
+     *
+     * @return the settings; {@link ServerSecurity#NONE} by default
+     */
+    public ServerSecurity security() {
+        return security;
     }
 
     /**
@@ -332,8 +401,8 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
      * @throws IllegalStateException if the server does not answer
      */
     public int watchCount() {
-        String answer = FourLetterWords.send(port(), "wchs", 5_000)
-                .orElseThrow(() -> new IllegalStateException("the server on port " + port() + " did not answer wchs"));
+        String answer = FourLetterWords.send(plaintextPort(), "wchs", 5_000).orElseThrow(() ->
+                new IllegalStateException("the server on port " + plaintextPort() + " did not answer wchs"));
         Matcher total = TOTAL_WATCHES.matcher(answer);
         if (!total.find()) {
             throw new IllegalStateException("unexpected wchs answer: " + answer);
@@ -397,8 +466,13 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
     public void expireSession(long sessionId, byte[] password) throws InterruptedException {
         Objects.requireNonNull(password, "password");
         requireRunning();
+        if (!security.requiredSchemes().isEmpty()) {
+            // The expirer's own handle could not authenticate, and the server would close it unheard.
+            expireSession(sessionId);
+            return;
+        }
         long deadline = System.nanoTime() + DEFAULT_EXPIRY_TIMEOUT.toNanos();
-        SessionExpirer.expire(connectString(), sessionId, password, DEFAULT_EXPIRY_TIMEOUT);
+        SessionExpirer.expire(plaintextConnectString(), sessionId, password, DEFAULT_EXPIRY_TIMEOUT);
         awaitSessionGone(sessionId, deadline);
     }
 
@@ -450,7 +524,8 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
     /** A short description with the address and state, for test output. */
     @Override
     public String toString() {
-        return "EmbeddedZooKeeper[" + HOST + ":" + port + ", " + state + ", " + dataDirectory + "]";
+        return "EmbeddedZooKeeper[" + HOST + ":" + port + (security.tls().isPresent() ? " (TLS)" : "") + ", "
+                + state + ", " + dataDirectory + "]";
     }
 
     private CountingZooKeeperServer requireRunning() {
@@ -486,27 +561,68 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
     }
 
     /**
-     * Binds the client port. A port used before (or fixed by the builder) may be briefly held by a socket the
-     * OS has not released yet, or picked as an ephemeral port by an outgoing connection while the server was
-     * down, so a {@link BindException} is retried for a few seconds.
+     * Binds the plaintext client port. A port used before (or fixed by the builder) may be briefly held by a
+     * socket the OS has not released yet, or picked as an ephemeral port by an outgoing connection while the
+     * server was down, so a {@link BindException} is retried for a few seconds.
      */
-    private NIOServerCnxnFactory bind() throws IOException, InterruptedException {
+    private NIOServerCnxnFactory bind(int wanted) throws Exception {
         long deadline = System.nanoTime() + BIND_RETRY_TIMEOUT.toNanos();
-        InetSocketAddress address = new InetSocketAddress(InetAddress.getByName(HOST), port);
+        InetSocketAddress address = new InetSocketAddress(InetAddress.getByName(HOST), wanted);
         while (true) {
             NIOServerCnxnFactory factory = new QuietNioServerCnxnFactory();
             try {
-                factory.configure(address, maxClientConnections, -1, false);
+                configure(factory, address, false);
                 return factory;
             } catch (BindException e) {
                 factory.shutdown(); // closes the unbound channel and selectors
-                if (port == 0 || System.nanoTime() - deadline >= 0) {
+                if (wanted == 0 || System.nanoTime() - deadline >= 0) {
                     throw e;
                 }
-                LOG.debug("port {} is busy, retrying", port);
+                LOG.debug("port {} is busy, retrying", wanted);
                 TimeUnit.MILLISECONDS.sleep(50);
             }
         }
+    }
+
+    /**
+     * Starts the TLS factory on {@link #port} (a free one at the first start) for {@code zks}, which the
+     * plaintext factory has started; a busy port is retried as in {@link #bind(int)}.
+     */
+    private ServerCnxnFactory startSecure(CountingZooKeeperServer zks) throws Exception {
+        long deadline = System.nanoTime() + BIND_RETRY_TIMEOUT.toNanos();
+        InetSocketAddress address = new InetSocketAddress(InetAddress.getByName(HOST), port);
+        ZKConfig tls = new ZKConfig();
+        security.tlsProperties().forEach(tls::setProperty);
+        while (true) {
+            ServerCnxnFactory factory = ServerFactories.nettyFactory(tls);
+            try {
+                configure(factory, address, true);
+                factory.startup(zks, false); // binds; the server itself is already started
+                return factory;
+            } catch (BindException e) {
+                factory.shutdown();
+                if (port == 0 || System.nanoTime() - deadline >= 0) {
+                    throw e;
+                }
+                LOG.debug("TLS port {} is busy, retrying", port);
+                TimeUnit.MILLISECONDS.sleep(50);
+            } catch (Exception | Error e) {
+                factory.shutdown();
+                throw e;
+            }
+        }
+    }
+
+    /** Configures a factory; with SASL, while ZooKeeper's server-section property names this server's. */
+    private void configure(ServerCnxnFactory factory, InetSocketAddress address, boolean secure) throws Exception {
+        if (saslSection == null) {
+            factory.configure(address, maxClientConnections, -1, secure);
+            return;
+        }
+        ServerFactories.withProperties(Map.of("zookeeper.sasl.serverconfig", saslSection), () -> {
+            factory.configure(address, maxClientConnections, -1, secure);
+            return null;
+        });
     }
 
     /**
@@ -517,6 +633,10 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
         if (containerManager != null) {
             containerManager.stop();
             containerManager = null;
+        }
+        if (secureFactory != null) {
+            secureFactory.shutdown(); // closes the TLS socket and connections; shuts zks down too
+            secureFactory = null;
         }
         if (connectionFactory != null) {
             // Closes the listening socket and every connection, joins the NIO threads, then shuts zks down.
@@ -565,8 +685,25 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
         private Duration containerCheckInterval;
         private int port;
         private boolean portSet;
+        private ServerSecurity security;
 
         private Builder() {
+        }
+
+        /**
+         * TLS, x509 and SASL authentication, and required authentication; see {@link ServerSecurity}. Default
+         * {@link ServerSecurity#NONE}.
+         *
+         * @param security the settings
+         * @return this builder
+         * @throws IllegalStateException if already set
+         */
+        public Builder security(ServerSecurity security) {
+            if (this.security != null) {
+                throw new IllegalStateException("security was already set to " + this.security);
+            }
+            this.security = Objects.requireNonNull(security, "security");
+            return this;
         }
 
         /**

@@ -62,6 +62,14 @@ import org.slf4j.LoggerFactory;
  * JVM dies (see {@link KitResources}). Every server JVM runs with {@code -Xmx128m} (by default), serial GC and
  * C1 only, for fast starts on a small machine.
  *
+ * <h2>Security</h2>
+ * With {@link Builder#security(ServerSecurity)} every server serves TLS on a {@code secureClientPort} (Netty,
+ * certificates from {@link TlsCertificates}, x509 client authentication), SASL DIGEST-MD5 with a JAAS file the kit
+ * writes, and can close sessions that do not authenticate first. The TLS ports are the ones
+ * {@link #connectString()} names (and the client proxies forward to); each server keeps its plaintext client
+ * port for the kit's four-letter words ({@link #plaintextClientPort(int)}). Key store passwords reach the servers
+ * in files, not on their command lines. The quorum's own traffic stays plaintext.
+ *
  * <h2>Timing</h2>
  * Tick 250 ms (elections take about a second), {@code syncLimit} 10 ticks, {@code initLimit} 20 ticks;
  * sessions may last from 2 ticks to 60 s. Transaction logs are not fsync'ed.
@@ -146,6 +154,7 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
     private void startOnce() {
         for (Server s : servers.values()) {
             s.clientPort = PortAllocator.allocate();
+            s.secureClientPort = settings.security.tls().isPresent() ? PortAllocator.allocate() : 0;
             s.quorumPort = PortAllocator.allocate();
             s.electionPort = PortAllocator.allocate();
         }
@@ -166,7 +175,7 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
     private void createProxies() {
         if (settings.clientProxies) {
             for (Server s : servers.values()) {
-                clientProxies.put(s.id, TcpProxy.start(name + "-client-s" + s.id, s.clientPort));
+                clientProxies.put(s.id, TcpProxy.start(name + "-client-s" + s.id, s.servingPort()));
             }
         }
         if (settings.peerProxies) {
@@ -217,14 +226,14 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
     }
 
     /**
-     * The connect string of the servers' own client ports, bypassing every proxy.
+     * The connect string of the servers' own client ports (their TLS ports with TLS), bypassing every proxy.
      *
      * @return {@code "127.0.0.1:p1,127.0.0.1:p2,..."}
      * @throws IllegalStateException if the ensemble was never started
      */
     public String directConnectString() {
         requireStarted();
-        return servers.values().stream().map(s -> "127.0.0.1:" + s.clientPort).collect(Collectors.joining(","));
+        return servers.values().stream().map(s -> "127.0.0.1:" + s.servingPort()).collect(Collectors.joining(","));
     }
 
     /**
@@ -238,7 +247,7 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
         server(id);
         requireStarted();
         TcpProxy proxy = clientProxies.get(id);
-        return proxy != null ? proxy.address() : "127.0.0.1:" + server(id).clientPort;
+        return proxy != null ? proxy.address() : "127.0.0.1:" + server(id).servingPort();
     }
 
     /**
@@ -408,7 +417,8 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
     }
 
     /**
-     * Server {@code id}'s own client port (not its proxy's), fixed for the life of the ensemble.
+     * Server {@code id}'s own client port (not its proxy's; its TLS port with TLS), fixed for the life of the
+     * ensemble.
      *
      * @param id a server id
      * @return the port on 127.0.0.1
@@ -416,7 +426,29 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
      */
     public int clientPort(int id) {
         requireStarted();
+        return server(id).servingPort();
+    }
+
+    /**
+     * Server {@code id}'s plaintext client port, which the kit's four-letter words use: the same as
+     * {@link #clientPort(int)} without TLS.
+     *
+     * @param id a server id
+     * @return the port on 127.0.0.1
+     * @throws IllegalArgumentException if there is no such server
+     */
+    public int plaintextClientPort(int id) {
+        requireStarted();
         return server(id).clientPort;
+    }
+
+    /**
+     * How the servers secure their clients.
+     *
+     * @return the settings; {@link ServerSecurity#NONE} by default
+     */
+    public ServerSecurity security() {
+        return settings.security;
     }
 
     /**
@@ -754,7 +786,7 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
         Map<Integer, Integer> targets = new LinkedHashMap<>();
         for (Server s : servers.values()) {
             TcpProxy p = clientProxies.get(s.id);
-            targets.put(s.id, p != null ? p.port() : s.clientPort);
+            targets.put(s.id, p != null ? p.port() : s.servingPort());
         }
         ClientLink[] holder = new ClientLink[1];
         ClientLink link = new ClientLink(name + "-link" + linkNumbers.incrementAndGet(), targets,
@@ -765,9 +797,10 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
     }
 
     /**
-     * Expires a session on the ensemble, straight through the running servers' own ports (never a proxy), as
-     * {@link SessionExpirer} does; for a client in another process that reported its session id and password.
-     * Returns once the servers refuse the session; its owner sees {@code Expired} when it next reaches a server.
+     * Expires a session on the ensemble, straight through the running servers' own plaintext ports (never a
+     * proxy), as {@link SessionExpirer} does; for a client in another process that reported its session id and
+     * password. Returns once the servers refuse the session; its owner sees {@code Expired} when it next reaches a
+     * server. Not possible when the servers require authentication (the expirer does not authenticate).
      *
      * @param sessionId the session id
      * @param password the session password
@@ -927,7 +960,10 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
         final Path config;
         final Path dataDir;
         final Path logFile;
+        /** The plaintext client port (four-letter words; the clients' port without TLS). */
         volatile int clientPort;
+        /** The TLS client port; 0 without TLS. */
+        volatile int secureClientPort;
         volatile int quorumPort;
         volatile int electionPort;
         volatile Process process;
@@ -946,6 +982,11 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
         boolean isRunning() {
             Process p = process;
             return p != null && p.isAlive();
+        }
+
+        /** The port clients use: the TLS one with TLS. */
+        int servingPort() {
+            return secureClientPort != 0 ? secureClientPort : clientPort;
         }
 
         Optional<String> mode() {
@@ -968,6 +1009,9 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
                     .append("admin.enableServer=false\n")
                     .append("forceSync=no\n")
                     .append("cnxTimeout=2000\n");
+            if (secureClientPort != 0) {
+                cfg.append("secureClientPort=").append(secureClientPort).append('\n');
+            }
             settings.extraConfig.forEach((k, v) -> cfg.append(k).append('=').append(v).append('\n'));
             for (Server peer : servers.values()) {
                 int quorum = peer.quorumPort;
@@ -998,6 +1042,7 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
             jvmArgs.add("-Dzookeeper.jmx.log4j.disable=true");
             jvmArgs.add("-Dorg.slf4j.simpleLogger.defaultLogLevel=info");
             jvmArgs.add("-Dbaton.kit.server=" + name + "-" + id);
+            jvmArgs.addAll(securityArgs());
             jvmArgs.addAll(settings.jvmArgs);
             List<String> command = JavaCommand.build(settings.classpath, settings.heap, jvmArgs,
                     OrphanGuard.class.getName(), List.of(QUORUM_PEER_MAIN, config.toAbsolutePath().toString()));
@@ -1017,6 +1062,39 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
             } catch (IOException e) {
                 throw new UncheckedIOException("cannot start server " + id, e);
             }
+        }
+
+        /**
+         * The system properties of {@link ServerSecurity}: the Netty factory and {@code zookeeper.ssl.*} with
+         * passwords in files, the {@code x509} and {@code sasl} providers, the JAAS file, required authentication.
+         */
+        List<String> securityArgs() {
+            ServerSecurity security = settings.security;
+            List<String> args = new ArrayList<>();
+            try {
+                if (security.tls().isPresent()) {
+                    args.add("-Dzookeeper.serverCnxnFactory=org.apache.zookeeper.server.NettyServerCnxnFactory");
+                    args.add("-Dzookeeper.authProvider.x509=org.apache.zookeeper.server.auth.X509AuthenticationProvider");
+                    for (Map.Entry<String, String> e : security.tlsProperties().entrySet()) {
+                        if (e.getKey().endsWith(".password")) {
+                            Path file = dir.resolve(e.getKey().replace("zookeeper.ssl.", "").replace('.', '-'));
+                            Files.writeString(file, e.getValue(), StandardCharsets.UTF_8);
+                            args.add("-D" + e.getKey() + "Path=" + file.toAbsolutePath());
+                        } else {
+                            args.add("-D" + e.getKey() + "=" + e.getValue());
+                        }
+                    }
+                }
+                if (security.sasl()) {
+                    Path jaas = dir.resolve("jaas.conf");
+                    Jaas.writeFile(jaas, "Server", Jaas.serverEntry(security.saslUsers()));
+                    args.add("-Djava.security.auth.login.config=" + jaas.toAbsolutePath());
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot write the security files of server " + id, e);
+            }
+            security.authenticationProperties().forEach((k, v) -> args.add("-D" + k + "=" + v));
+            return args;
         }
 
         /** Launches; if the process dies because a port is taken, waits a little and launches again. */
@@ -1126,6 +1204,7 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
         Duration minSessionTimeout;
         Duration maxSessionTimeout = Duration.ofSeconds(60);
         Duration startTimeout = Duration.ofSeconds(90);
+        ServerSecurity security = ServerSecurity.NONE;
         String heap = "128m";
         List<String> jvmArgs = new ArrayList<>();
         String classpath;
@@ -1141,6 +1220,7 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
             c.minSessionTimeout = minSessionTimeout;
             c.maxSessionTimeout = maxSessionTimeout;
             c.startTimeout = startTimeout;
+            c.security = security;
             c.heap = heap;
             c.jvmArgs = List.copyOf(jvmArgs);
             c.classpath = classpath;
@@ -1317,6 +1397,20 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
         public Builder classpath(String classpath) {
             once("classpath");
             settings.classpath = Objects.requireNonNull(classpath, "classpath");
+            return this;
+        }
+
+        /**
+         * TLS, x509 and SASL authentication, and required authentication for every server; see
+         * {@link ServerSecurity}. Default {@link ServerSecurity#NONE}.
+         *
+         * @param security the settings
+         * @return this builder
+         * @throws IllegalStateException if already set
+         */
+        public Builder security(ServerSecurity security) {
+            once("security");
+            settings.security = Objects.requireNonNull(security, "security");
             return this;
         }
 

@@ -2,6 +2,7 @@ package dev.baton.recipes.cache;
 
 import dev.baton.BatonClient;
 import dev.baton.internal.BatonPaths;
+import dev.baton.internal.ErrorSink;
 import dev.baton.internal.Failures;
 import dev.baton.internal.Lifecycle;
 import dev.baton.internal.ListenerContainer;
@@ -641,6 +642,7 @@ public final class BatonCache implements AutoCloseable {
             LOG.debug("BatonCache {}: {} failed: {}", root, what, cause.toString());
         } else {
             LOG.error("BatonCache {}: {} failed", root, what, cause);
+            ErrorSink.report(client, "BatonCache " + root + ": " + what + " failed", cause);
         }
     }
 

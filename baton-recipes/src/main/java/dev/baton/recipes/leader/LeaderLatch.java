@@ -2,6 +2,7 @@ package dev.baton.recipes.leader;
 
 import dev.baton.BatonClient;
 import dev.baton.internal.BatonPaths;
+import dev.baton.internal.ErrorSink;
 import dev.baton.internal.Failures;
 import dev.baton.internal.Lifecycle;
 import dev.baton.internal.ListenerContainer;
@@ -175,6 +176,8 @@ public final class LeaderLatch implements AutoCloseable {
                         // Connection trouble: RECONNECTED will queue again. Anything else is reported.
                         if (!isConnectionProblem(error)) {
                             LOG.error("LeaderLatch {} could not create its node", latchPath, Failures.unwrap(error));
+                            ErrorSink.report(client, "LeaderLatch " + latchPath + " could not create its node",
+                                    Failures.unwrap(error));
                         }
                         return;
                     }

@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.apache.zookeeper.client.ZKClientConfig;
 
 /** Clients for recipe fault tests: each behind its own {@link ClientLink}, its connection states in a history. */
 public final class FaultClients {
@@ -31,8 +32,27 @@ public final class FaultClients {
      */
     public static BatonClient open(ClientLink link, Duration sessionTimeout, History.Recorder recorder)
             throws InterruptedException {
-        BatonClient client = Baton.builder().connectString(link.connectString()).sessionTimeout(sessionTimeout)
-                .retryPolicy(new RetryOneTime(10)).ensembleTracker(false).build();
+        return open(link, sessionTimeout, recorder, null);
+    }
+
+    /**
+     * As {@link #open(ClientLink, Duration, History.Recorder)}, with ZooKeeper client settings (TLS).
+     *
+     * @param link the client's own proxies
+     * @param sessionTimeout the session timeout
+     * @param recorder where the connection states go
+     * @param config the ZooKeeper client settings, or null for none
+     * @return the started, connected client
+     * @throws InterruptedException if interrupted while connecting
+     */
+    public static BatonClient open(ClientLink link, Duration sessionTimeout, History.Recorder recorder,
+            ZKClientConfig config) throws InterruptedException {
+        Baton.Builder builder = Baton.builder().connectString(link.connectString()).sessionTimeout(sessionTimeout)
+                .retryPolicy(new RetryOneTime(10)).ensembleTracker(false);
+        if (config != null) {
+            builder.zkClientConfig(config);
+        }
+        BatonClient client = builder.build();
         client.getConnectionStateListenable().addListener((c, state) -> {
             if (state.isConnected()) {
                 recorder.connected(state.name());

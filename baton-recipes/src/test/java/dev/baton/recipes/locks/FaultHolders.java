@@ -18,6 +18,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+import java.util.function.Supplier;
+import org.apache.zookeeper.client.ZKClientConfig;
 
 /**
  * The in-process clients of a lock fault test, all closed by {@link #close()}: each behind its own
@@ -108,6 +110,7 @@ final class FaultHolders implements AutoCloseable {
     private final History history;
     private final GuardedResource resource;
     private final List<Holder<?>> opened = new ArrayList<>();
+    private final Supplier<ZKClientConfig> clientConfig;
 
     /**
      * Holders without a guarded resource ({@link Holder#use()} fails).
@@ -127,10 +130,23 @@ final class FaultHolders implements AutoCloseable {
      * @param resource the resource the holders {@link Holder#use() use} with their fencing tokens, or null
      */
     FaultHolders(ZooKeeperEnsembleExtension zk, Duration sessionTimeout, History history, GuardedResource resource) {
+        this(zk, sessionTimeout, history, resource, () -> null);
+    }
+
+    /**
+     * @param zk the ensemble, whose links the holders use
+     * @param sessionTimeout every holder's session timeout
+     * @param history where the holders record what they believe
+     * @param resource the resource the holders {@link Holder#use() use} with their fencing tokens, or null
+     * @param clientConfig makes each holder's ZooKeeper client settings (TLS); null from it for none
+     */
+    FaultHolders(ZooKeeperEnsembleExtension zk, Duration sessionTimeout, History history, GuardedResource resource,
+            Supplier<ZKClientConfig> clientConfig) {
         this.zk = zk;
         this.sessionTimeout = sessionTimeout;
         this.history = history;
         this.resource = resource;
+        this.clientConfig = clientConfig;
     }
 
     /**
@@ -147,7 +163,7 @@ final class FaultHolders implements AutoCloseable {
             throws InterruptedException {
         ClientLink link = zk.newClientLink();
         History.Recorder recorder = history.recorder(name);
-        BatonClient client = FaultClients.open(link, sessionTimeout, recorder);
+        BatonClient client = FaultClients.open(link, sessionTimeout, recorder, clientConfig.get());
         Holder<H> holder;
         try {
             holder = new Holder<>(name, lock, link, client, recorder, recipe.apply(client));
