@@ -274,6 +274,11 @@ public final class BatonCache implements AutoCloseable {
         }
     }
 
+    /** @return where the cache is in its life */
+    Lifecycle.State state() {
+        return lifecycle.state();
+    }
+
     /** @return true once the initial load is done */
     boolean isInitialized() {
         return loaded.isDone() && !loaded.isCompletedExceptionally();
