@@ -10,6 +10,7 @@ import dev.baton.internal.Requests;
 import dev.baton.internal.SerialExecutor;
 import dev.baton.internal.Versions;
 import dev.baton.listen.Listenable;
+import dev.baton.recipes.cache.PersistentWatcher;
 import dev.baton.state.ConnectionState;
 import dev.baton.state.ConnectionStateListener;
 import java.util.Arrays;
@@ -18,7 +19,6 @@ import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 import org.apache.zookeeper.KeeperException;
-import org.apache.zookeeper.WatchedEvent;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.data.Stat;
 import org.slf4j.Logger;
@@ -46,8 +46,8 @@ import org.slf4j.LoggerFactory;
  * }
  * }</pre>
  *
- * <p>The value is kept current by a data watch, re-read after every change and after every reconnection; there is
- * no thread of its own. {@link #getValue()} answers from memory, with a copy. Versions are compared as serial
+ * <p>The value is kept current by a persistent watch on the node (a {@link PersistentWatcher}), re-read after
+ * every change and after every reconnection; there is no thread of its own. {@link #getValue()} answers from memory, with a copy. Versions are compared as serial
  * numbers, so a value is never taken for stale (or stale for new) when the node's data version wraps around from
  * {@code Integer.MAX_VALUE} to {@code Integer.MIN_VALUE}; {@code trySetValue} is exact even at version {@code -1},
  * which ZooKeeper's {@code setData} would read as "any version". If the node is deleted, the value keeps its last
@@ -77,7 +77,8 @@ public final class SharedValue implements SharedValueReader, AutoCloseable {
     private final Consumer<byte[]> check;
     private final ListenerContainer<SharedValueListener> listeners;
     private final SerialExecutor notifications = new SerialExecutor(Runnable::run);
-    private final Watcher watcher = this::nodeChanged;
+    /** Tells every creation, change and deletion of the node; re-registered after reconnects and session loss. */
+    private final PersistentWatcher nodeWatch;
     private final ConnectionStateListener connectionListener = this::connectionStateChanged;
 
     // Guarded by this. The array is never handed out: readers get copies.
@@ -104,6 +105,13 @@ public final class SharedValue implements SharedValueReader, AutoCloseable {
         this.lifecycle = new Lifecycle(name + " " + path);
         this.listeners = new ListenerContainer<>(Runnable::run,
                 (message, e) -> LOG.error("{} {} listener failed: {}", name, path, message, e));
+        this.nodeWatch = new PersistentWatcher(client, this.path, false);
+        nodeWatch.getListenable().addListener(event -> {
+            if (event.getType() != Watcher.Event.EventType.None) {
+                refresh(); // connection news come through the connection listener
+            }
+        });
+        nodeWatch.getResetListenable().addListener(this::refresh); // (re-)registered: changes may have been missed
     }
 
     /**
@@ -138,6 +146,7 @@ public final class SharedValue implements SharedValueReader, AutoCloseable {
         CompletableFuture<Void> started;
         try {
             client.getConnectionStateListenable().addListener(connectionListener);
+            nodeWatch.start();
             started = readValue(blocking).exceptionallyCompose(error -> {
                 if (Failures.code(error) != KeeperException.Code.NONODE) {
                     return CompletableFuture.failedFuture(error);
@@ -161,10 +170,10 @@ public final class SharedValue implements SharedValueReader, AutoCloseable {
         });
     }
 
-    /** Reads the value, setting the watch, and takes it as the first value known. */
+    /** Reads the value and takes it as the first value known. */
     private CompletableFuture<Void> readValue(boolean blocking) {
         Stat stat = new Stat();
-        return Requests.send(blocking, client.getData().usingWatcher(watcher).storingStatIn(stat), path)
+        return Requests.send(blocking, client.getData().storingStatIn(stat), path)
                 .thenAccept(read -> {
                     byte[] data = orEmpty(read);
                     check.accept(data);
@@ -300,10 +309,8 @@ public final class SharedValue implements SharedValueReader, AutoCloseable {
     }
 
     /**
-     * Stops following the value: removes the watch, the connection listener and every listener. The data watch is
-     * a one-time watch, which ZooKeeper keeps on the server until it fires (a client can remove it there only
-     * together with every other watcher of the path): the next change of the node consumes it, unheard. Closing a
-     * closed value does nothing.
+     * Stops following the value: removes the watch (from the server too), the connection listener and every
+     * listener. Closing a closed value does nothing.
      */
     @Override
     public void close() {
@@ -314,30 +321,16 @@ public final class SharedValue implements SharedValueReader, AutoCloseable {
         }
         client.getConnectionStateListenable().removeListener(connectionListener);
         listeners.clear();
-        try {
-            client.watchers().remove(watcher).quietly().forPathAsync(path).exceptionally(e -> null);
-        } catch (RuntimeException e) {
-            // client closed: the watch went with the session
-        }
+        nodeWatch.close();
     }
 
     // ---------------------------------------------------------------- keeping current
-
-    private void nodeChanged(WatchedEvent event) {
-        if (event.getType() == Watcher.Event.EventType.None) {
-            return; // connection news: RECONNECTED re-reads
-        }
-        refresh();
-    }
 
     private void connectionStateChanged(BatonClient c, ConnectionState newState) {
         synchronized (this) {
             if (!lifecycle.isStarted()) {
                 return;
             }
-        }
-        if (newState == ConnectionState.RECONNECTED) {
-            refresh(); // the value may have changed meanwhile, and a new session has no watch
         }
         notifications.execute(() -> listeners.forEach(l -> l.stateChanged(c, newState)));
     }
@@ -349,7 +342,7 @@ public final class SharedValue implements SharedValueReader, AutoCloseable {
             }
         }
         Stat stat = new Stat();
-        client.getData().usingWatcher(watcher).storingStatIn(stat).forPathAsync(path).whenComplete((read, error) -> {
+        client.getData().storingStatIn(stat).forPathAsync(path).whenComplete((read, error) -> {
             if (error == null) {
                 byte[] data = orEmpty(read);
                 try {
@@ -359,12 +352,7 @@ public final class SharedValue implements SharedValueReader, AutoCloseable {
                     LOG.error("{} {} ignores a malformed value", name, path, e);
                 }
             } else if (Failures.code(error) == KeeperException.Code.NONODE) {
-                // Deleted: keep the last value and wait for the node to come back.
-                client.checkExists().usingWatcher(watcher).forPathAsync(path).whenComplete((s, e) -> {
-                    if (e == null && s != null) {
-                        refresh();
-                    }
-                });
+                LOG.debug("{} {} is deleted: the last value stays until it is created again", name, path);
             } else if (!Failures.isConnectionProblem(error)) {
                 LOG.error("{} {} could not read its value", name, path, Failures.unwrap(error));
             }
@@ -374,6 +362,7 @@ public final class SharedValue implements SharedValueReader, AutoCloseable {
     /** Takes a value read or written if it is newer than the one known, and tells the listeners. */
     private void update(Stat stat, byte[] value, boolean notify) {
         VersionedValue<byte[]> next = new VersionedValue<>(stat.getVersion(), value);
+        boolean first;
         synchronized (this) {
             if (!lifecycle.isStarted()) {
                 return;
@@ -381,10 +370,11 @@ public final class SharedValue implements SharedValueReader, AutoCloseable {
             if (current != null && !isNewer(stat.getCzxid(), stat.getVersion(), currentCzxid, current.version())) {
                 return;
             }
+            first = current == null; // the value found at start is not a change
             current = next;
             currentCzxid = stat.getCzxid();
         }
-        if (notify) {
+        if (notify && !first) {
             notifications.execute(() -> listeners.forEach(l -> {
                 try {
                     l.valueHasChanged(this, value.clone());
