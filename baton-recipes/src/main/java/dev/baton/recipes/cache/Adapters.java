@@ -97,11 +97,18 @@ final class Adapters {
         private final String path;
         private final BatonClient client;
         private final PathChildrenCacheListener listener;
+        /** Whether the end of the initial load is reported ({@code INITIALIZED}). */
+        private final boolean sendInitialized;
 
         PathChildren(String path, BatonClient client, PathChildrenCacheListener listener) {
+            this(path, client, listener, true);
+        }
+
+        PathChildren(String path, BatonClient client, PathChildrenCacheListener listener, boolean sendInitialized) {
             this.path = path;
             this.client = client;
             this.listener = listener;
+            this.sendInitialized = sendInitialized;
         }
 
         @Override
@@ -119,7 +126,9 @@ final class Adapters {
 
         @Override
         public void initialized() {
-            send(PathChildrenCacheEvent.Type.INITIALIZED, null);
+            if (sendInitialized) {
+                send(PathChildrenCacheEvent.Type.INITIALIZED, null);
+            }
         }
 
         @Override

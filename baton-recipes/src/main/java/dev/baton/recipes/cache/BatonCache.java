@@ -7,6 +7,7 @@ import dev.baton.internal.Failures;
 import dev.baton.internal.Lifecycle;
 import dev.baton.internal.ListenerContainer;
 import dev.baton.internal.SerialExecutor;
+import dev.baton.internal.WatchRemoval;
 import dev.baton.listen.Listenable;
 import dev.baton.state.ConnectionState;
 import dev.baton.state.ConnectionStateListener;
@@ -22,6 +23,9 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.stream.Stream;
 import org.apache.zookeeper.AddWatchMode;
 import org.apache.zookeeper.KeeperException;
@@ -40,7 +44,7 @@ import org.slf4j.LoggerFactory;
  *     cache.listenable().addListener(BatonCacheListener.builder()
  *             .forChanges((oldNode, node) -> reload(node.path(), node.data()))
  *             .build());
- *     cache.start();
+ *     cache.startAsync().join();                    // or start(), then awaitInitialized(timeout, unit)
  *     Optional<ChildData> db = cache.get("/app/config/db");
  * }
  * }</pre>
@@ -132,6 +136,8 @@ public final class BatonCache implements AutoCloseable {
     private final Lifecycle lifecycle;
     private final String root;
     private final boolean singleNode;
+    /** How deep below the root nodes are cached: 0 the root alone, {@link Integer#MAX_VALUE} for no limit. */
+    private final int maxDepth;
     private final boolean dataLess;
     private final boolean clearOnClose;
     /** Sorted by path, so a node's descendants are one contiguous range right after it. */
@@ -147,6 +153,10 @@ public final class BatonCache implements AutoCloseable {
     private long generation;
     private Resync resync;
     private boolean initialized;
+    /** Completed (after the listeners heard {@code initialized()}) when the initial load is done. */
+    private final CompletableFuture<Void> loaded = new CompletableFuture<>();
+    /** Callers of {@link #refresh()} waiting for the next complete read of the tree. */
+    private final List<CompletableFuture<Void>> refreshWaiters = new ArrayList<>();
     /** Listener calls decided under the lock, run outside it, in order, by {@link #delivery}. */
     private final ArrayDeque<Runnable> pending = new ArrayDeque<>();
     /**
@@ -155,11 +165,12 @@ public final class BatonCache implements AutoCloseable {
      */
     private final ArrayDeque<Step> steps = new ArrayDeque<>();
 
-    private BatonCache(BatonClient client, String root, Set<Option> options) {
+    private BatonCache(BatonClient client, String root, int maxDepth, Set<Option> options) {
         this.client = client;
         this.root = root;
         this.lifecycle = new Lifecycle("BatonCache " + root);
         this.singleNode = options.contains(Option.SINGLE_NODE_CACHE);
+        this.maxDepth = singleNode ? 0 : maxDepth;
         this.dataLess = options.contains(Option.DATA_LESS);
         this.clearOnClose = !options.contains(Option.DO_NOT_CLEAR_ON_CLOSE);
     }
@@ -176,6 +187,15 @@ public final class BatonCache implements AutoCloseable {
      * @throws IllegalArgumentException if the path is invalid
      */
     public static BatonCache build(BatonClient client, String path, Option... options) {
+        return build(client, path, Integer.MAX_VALUE, options);
+    }
+
+    /**
+     * A cache of the nodes at most {@code maxDepth} levels below {@code path} (0: the node alone), for the classic
+     * façades. Deeper nodes are neither read nor reported; the watch is still recursive (a depth of 0 asks for
+     * {@link Option#SINGLE_NODE_CACHE} instead).
+     */
+    static BatonCache build(BatonClient client, String path, int maxDepth, Option... options) {
         Objects.requireNonNull(client, "client");
         BatonPaths.validate(Objects.requireNonNull(path, "path"));
         Objects.requireNonNull(options, "options");
@@ -183,7 +203,10 @@ public final class BatonCache implements AutoCloseable {
         for (Option option : options) {
             set.add(Objects.requireNonNull(option, "option"));
         }
-        return new BatonCache(client, path, set);
+        if (maxDepth < 0) {
+            throw new IllegalArgumentException("maxDepth must be >= 0, was " + maxDepth);
+        }
+        return new BatonCache(client, path, maxDepth, set);
     }
 
     /**
@@ -201,6 +224,115 @@ public final class BatonCache implements AutoCloseable {
         }
         client.getConnectionStateListenable().addListener(connectionListener);
         registerAndResync(gen);
+    }
+
+    /**
+     * Starts as {@link #start()} does, and tells when the initial load is done: every node that existed when the
+     * cache started is cached and has been reported, and {@link BatonCacheListener#initialized()} has been
+     * called. No thread waits meanwhile. If the load fails for a connection reason, it is done again after the
+     * client reconnects, and the future completes then.
+     *
+     * @return a future that completes once the initial load is done, or fails with
+     *         {@link IllegalStateException} if the cache is closed first. Cancelling it does not stop the cache.
+     * @throws IllegalStateException if already started or closed
+     */
+    public CompletableFuture<Void> startAsync() {
+        start();
+        return loaded.copy();
+    }
+
+    /**
+     * Waits until the initial load is done (see {@link #startAsync()}), so that {@link #get}, {@link #stream()}
+     * and {@link #size()} answer for the whole subtree.
+     *
+     * @param timeout how long to wait, {@code >= 0}
+     * @param unit the unit of {@code timeout}
+     * @return true once loaded, false if the time ran out first
+     * @throws InterruptedException if interrupted while waiting
+     * @throws NullPointerException if {@code unit} is null
+     * @throws IllegalArgumentException if {@code timeout} is negative
+     * @throws IllegalStateException if the cache is not started, or is closed (also while waiting), or if called
+     *         on ZooKeeper's event thread before the load is done (the load needs that thread, so the wait could
+     *         never end)
+     */
+    public boolean awaitInitialized(long timeout, TimeUnit unit) throws InterruptedException {
+        Objects.requireNonNull(unit, "unit");
+        if (timeout < 0) {
+            throw new IllegalArgumentException("timeout must be >= 0, was " + timeout);
+        }
+        lifecycle.requireStarted();
+        if (!loaded.isDone() && client.isEventThread()) {
+            throw new IllegalStateException("cannot wait for BatonCache " + root + " to load on ZooKeeper's "
+                    + "event thread (inside a watcher or a callback): use startAsync() there");
+        }
+        try {
+            loaded.get(timeout, unit);
+            return true;
+        } catch (TimeoutException e) {
+            return false;
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("BatonCache " + root + " was closed while waiting", e.getCause());
+        }
+    }
+
+    /** @return where the cache is in its life */
+    Lifecycle.State state() {
+        return lifecycle.state();
+    }
+
+    /** @return true once the initial load is done */
+    boolean isInitialized() {
+        return loaded.isDone() && !loaded.isCompletedExceptionally();
+    }
+
+    /**
+     * Reads the whole subtree again, as after a reconnection, reporting any difference found (for the classic
+     * façades' {@code rebuild()}).
+     *
+     * @return a future that completes once a complete read that started after this call is done, or fails with
+     *         {@link IllegalStateException} if the cache is closed first
+     * @throws IllegalStateException if the cache is not started, or closed
+     */
+    CompletableFuture<Void> refresh() {
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        long gen;
+        synchronized (this) {
+            lifecycle.requireStarted();
+            gen = ++generation;
+            resync = null;
+            refreshWaiters.add(done);
+        }
+        registerAndResync(gen);
+        return done;
+    }
+
+    /**
+     * Forgets every cached node without reporting anything (the classic {@code PathChildrenCache.clear()}): a
+     * node read later (after a change, or by a {@link #refresh()}) is then reported as created, and the deletion
+     * of a forgotten node is not reported.
+     */
+    synchronized void clearNodes() {
+        nodes.clear();
+    }
+
+    /**
+     * The cached direct children of a cached node.
+     *
+     * @return name to node, sorted by name; null if {@code path} itself is not cached
+     */
+    Map<String, ChildData> children(String path) {
+        if (!nodes.containsKey(path)) {
+            return null;
+        }
+        String prefix = path.equals("/") ? "/" : path + "/";
+        Map<String, ChildData> children = new java.util.LinkedHashMap<>();
+        for (ChildData child : nodes.subMap(prefix, false, prefix + "\uffff", false).values()) {
+            String name = child.path().substring(prefix.length());
+            if (name.indexOf('/') < 0) {
+                children.put(name, child);
+            }
+        }
+        return nodes.containsKey(path) ? children : null; // deleted while listing: no children to show
     }
 
     /**
@@ -254,6 +386,14 @@ public final class BatonCache implements AutoCloseable {
                 return;
             }
         }
+        IllegalStateException closed = new IllegalStateException("BatonCache " + root + " was closed");
+        loaded.completeExceptionally(closed);
+        List<CompletableFuture<Void>> waiting;
+        synchronized (this) {
+            waiting = List.copyOf(refreshWaiters);
+            refreshWaiters.clear();
+        }
+        waiting.forEach(f -> f.completeExceptionally(closed));
         client.getConnectionStateListenable().removeListener(connectionListener);
         listeners.clear();
         WatchRemoval.remove(client, watcher, root, watchMode(), "BatonCache");
@@ -301,7 +441,7 @@ public final class BatonCache implements AutoCloseable {
         if (path == null) {
             return; // connection news: the connection listener handles it
         }
-        if (!(singleNode ? path.equals(root) : isUnderRoot(path))) {
+        if (!(singleNode ? path.equals(root) : isUnderRoot(path) && depth(path) <= maxDepth)) {
             return;
         }
         switch (event.getType()) {
@@ -527,6 +667,12 @@ public final class BatonCache implements AutoCloseable {
                 if (!initialized) {
                     initialized = true;
                     pending.add(() -> listeners.forEach(BatonCacheListener::initialized));
+                    pending.add(() -> loaded.complete(null));
+                }
+                if (!refreshWaiters.isEmpty()) {
+                    List<CompletableFuture<Void>> waiting = List.copyOf(refreshWaiters);
+                    refreshWaiters.clear();
+                    pending.add(() -> waiting.forEach(f -> f.complete(null)));
                 }
             }
         }
@@ -572,7 +718,7 @@ public final class BatonCache implements AutoCloseable {
                 removeSubtree(path, Long.MAX_VALUE);
             } else if (error == null) {
                 observed(path, stat, data, current);
-                listChildren = r != null && current == r && !singleNode && stat.getNumChildren() > 0;
+                listChildren = r != null && current == r && stat.getNumChildren() > 0 && depth(path) < maxDepth;
             } else if (r != null && current == r) {
                 r.failed = true;
             }
@@ -737,6 +883,20 @@ public final class BatonCache implements AutoCloseable {
 
     private AddWatchMode watchMode() {
         return singleNode ? AddWatchMode.PERSISTENT : AddWatchMode.PERSISTENT_RECURSIVE;
+    }
+
+    /** How many levels below the root a path is (0 for the root); for a path under the root only. */
+    private int depth(String path) {
+        if (maxDepth == Integer.MAX_VALUE || path.length() == root.length()) {
+            return 0; // no limit: the depth does not matter
+        }
+        int depth = root.equals("/") ? 1 : 0; // "/a/b" under "/a" has one slash after the root, "/x" under "/" none
+        for (int i = root.length(); i < path.length(); i++) {
+            if (path.charAt(i) == '/') {
+                depth++;
+            }
+        }
+        return depth;
     }
 
     private boolean isUnderRoot(String path) {

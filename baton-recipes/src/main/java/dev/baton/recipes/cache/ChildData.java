@@ -10,13 +10,14 @@ import org.apache.zookeeper.data.Stat;
  *
  * <p>Immutable by convention: the cache hands out the array it holds without copying (a copy per read would
  * double the cost of large caches), so callers must not modify {@link #data()} or {@link #stat()}. Two instances
- * are equal when path, stat and data contents are equal.
+ * are equal when path, stat and data contents are equal; they sort by path. {@link #getPath()},
+ * {@link #getStat()} and {@link #getData()} are Curator's names for the components, for ported code.
  *
  * @param path the node's full path (without the client's namespace)
  * @param stat the node's stat as last read; see {@link BatonCache} for which fields are kept current
  * @param data the node's data, or null in a {@link BatonCache.Option#DATA_LESS} cache
  */
-public record ChildData(String path, Stat stat, byte[] data) {
+public record ChildData(String path, Stat stat, byte[] data) implements Comparable<ChildData> {
 
     /**
      * Checks the components.
@@ -30,6 +31,32 @@ public record ChildData(String path, Stat stat, byte[] data) {
     public ChildData {
         BatonPaths.validate(Objects.requireNonNull(path, "path"));
         Objects.requireNonNull(stat, "stat");
+    }
+
+    /** @return {@link #path()}, under Curator's name */
+    public String getPath() {
+        return path;
+    }
+
+    /** @return {@link #stat()}, under Curator's name */
+    public Stat getStat() {
+        return stat;
+    }
+
+    /** @return {@link #data()}, under Curator's name */
+    public byte[] getData() {
+        return data;
+    }
+
+    /**
+     * Orders by path, as Curator's {@code ChildData} does.
+     *
+     * @param other another node
+     * @return the comparison of the paths
+     */
+    @Override
+    public int compareTo(ChildData other) {
+        return path.compareTo(other.path);
     }
 
     @Override

@@ -3,8 +3,10 @@ package dev.baton.recipes.cache;
 import java.util.Objects;
 
 /**
- * An event in the shape of Curator's classic {@code PathChildrenCache}, delivered to a
- * {@link PathChildrenCacheListener} adapted with {@link BatonCacheListener.Builder#forPathChildrenCache}.
+ * An event in the shape of Curator's classic {@code PathChildrenCache}, delivered to the
+ * {@link PathChildrenCacheListener}s of a {@link PathChildrenCache}, or of a {@link BatonCache} through
+ * {@link BatonCacheListener.Builder#forPathChildrenCache}. {@link #getType()} and {@link #getData()} are Curator's
+ * names for the components.
  *
  * @param type what happened
  * @param data the child concerned: the new data for {@link Type#CHILD_ADDED} and {@link Type#CHILD_UPDATED}, the
@@ -40,5 +42,15 @@ public record PathChildrenCacheEvent(Type type, ChildData data) {
      */
     public PathChildrenCacheEvent {
         Objects.requireNonNull(type, "type");
+    }
+
+    /** @return {@link #type()}, under Curator's name */
+    public Type getType() {
+        return type;
+    }
+
+    /** @return {@link #data()}, under Curator's name */
+    public ChildData getData() {
+        return data;
     }
 }

@@ -7,6 +7,7 @@ import dev.baton.internal.BatonPaths;
 import dev.baton.internal.Failures;
 import dev.baton.internal.Lifecycle;
 import dev.baton.internal.ListenerContainer;
+import dev.baton.internal.WatchRemoval;
 import dev.baton.listen.Listenable;
 import dev.baton.state.ConnectionState;
 import dev.baton.state.ConnectionStateListener;

@@ -3,8 +3,9 @@ package dev.baton.recipes.cache;
 import java.util.Objects;
 
 /**
- * An event in the shape of Curator's classic {@code TreeCache}, delivered to a {@link TreeCacheListener}
- * adapted with {@link BatonCacheListener.Builder#forTreeCache}.
+ * An event in the shape of Curator's classic {@code TreeCache}, delivered to the {@link TreeCacheListener}s of a
+ * {@link TreeCache}, or of a {@link BatonCache} through {@link BatonCacheListener.Builder#forTreeCache}.
+ * {@link #getType()}, {@link #getData()} and {@link #getOldData()} are Curator's names for the components.
  *
  * @param type what happened
  * @param data the node concerned: the new data for {@link Type#NODE_ADDED} and {@link Type#NODE_UPDATED}, the
@@ -42,5 +43,20 @@ public record TreeCacheEvent(Type type, ChildData data, ChildData oldData) {
      */
     public TreeCacheEvent {
         Objects.requireNonNull(type, "type");
+    }
+
+    /** @return {@link #type()}, under Curator's name */
+    public Type getType() {
+        return type;
+    }
+
+    /** @return {@link #data()}, under Curator's name */
+    public ChildData getData() {
+        return data;
+    }
+
+    /** @return {@link #oldData()}, under Curator's name */
+    public ChildData getOldData() {
+        return oldData;
     }
 }

@@ -74,6 +74,16 @@ public final class LeaderLatch implements AutoCloseable {
         NOTIFY_LEADER
     }
 
+    /** Where a latch is in its life, as {@link #getState()} tells. */
+    public enum State {
+        /** Made, not started. */
+        LATENT,
+        /** Started and not closed: in the election. */
+        STARTED,
+        /** Closed; for good. */
+        CLOSED
+    }
+
     private final BatonClient client;
     private final Lifecycle lifecycle;
     private final String latchPath;
@@ -95,6 +105,8 @@ public final class LeaderLatch implements AutoCloseable {
     /** The watched predecessor is the only node ahead of ours: its deletion makes us leader. */
     private boolean leadsWhenWatchedGoes;
     private boolean leader;
+    /** The futures of {@link #awaitAsync()} not completed yet. */
+    private final List<CompletableFuture<Void>> leadershipWaiters = new ArrayList<>();
 
     /**
      * A latch with id {@code ""}.
@@ -363,13 +375,19 @@ public final class LeaderLatch implements AutoCloseable {
     }
 
     private void setLeadership(boolean newValue) {
+        List<CompletableFuture<Void>> waiting = List.of();
         synchronized (this) {
             if (leader == newValue || newValue && !lifecycle.isStarted()) {
                 return;
             }
             leader = newValue;
             notifyAll();
+            if (newValue) {
+                waiting = List.copyOf(leadershipWaiters);
+                leadershipWaiters.clear();
+            }
         }
+        waiting.forEach(f -> f.complete(null));
         LOG.debug("LeaderLatch {} ({}) leadership {}", latchPath, id, newValue);
         notifications.execute(() -> listeners.forEach(newValue ? LeaderLatchListener::isLeader
                 : LeaderLatchListener::notLeader));
@@ -421,6 +439,43 @@ public final class LeaderLatch implements AutoCloseable {
             lifecycle.requireStarted();
             return leader;
         }
+    }
+
+    /**
+     * Waits until this latch leads, without holding a thread: the future completes when it does, on the thread
+     * that learned of it (ZooKeeper's event thread, usually), so dependent stages that block should use an
+     * {@code ...Async} stage with an executor. Cancelling the future stops the wait and leaves the latch in the
+     * election; nothing of the wait remains.
+     *
+     * @return a future that completes (at once if leading now) when this latch leads, or fails with
+     *         {@link IllegalStateException} if the latch is closed first
+     * @throws IllegalStateException if the latch is not started, or closed
+     */
+    public CompletableFuture<Void> awaitAsync() {
+        CompletableFuture<Void> led = new CompletableFuture<>();
+        synchronized (this) {
+            lifecycle.requireStarted();
+            if (leader) {
+                return CompletableFuture.completedFuture(null);
+            }
+            leadershipWaiters.add(led);
+        }
+        led.whenComplete((v, e) -> {
+            synchronized (this) {
+                leadershipWaiters.remove(led); // cancelled, or failed by close: forget it
+            }
+        });
+        return led;
+    }
+
+    /** @return how many {@link #awaitAsync()} futures are waiting (for tests) */
+    synchronized int awaitingCount() {
+        return leadershipWaiters.size();
+    }
+
+    /** @return where this latch is in its life */
+    public State getState() {
+        return State.valueOf(lifecycle.state().name());
     }
 
     /** @return true if this latch is started and leads now */
@@ -544,17 +599,23 @@ public final class LeaderLatch implements AutoCloseable {
         Objects.requireNonNull(mode, "mode");
         String path;
         String watched;
+        boolean wasStarted;
+        List<CompletableFuture<Void>> waiting;
         synchronized (this) {
-            boolean started = lifecycle.close() == Lifecycle.State.STARTED;
+            wasStarted = lifecycle.close() == Lifecycle.State.STARTED;
             generation++;
             path = ourPath;
             watched = watchedPath;
             ourPath = null;
             watchedPath = null;
             notifyAll();
-            if (!started) {
-                return;
-            }
+            waiting = List.copyOf(leadershipWaiters);
+            leadershipWaiters.clear();
+        }
+        IllegalStateException closed = new IllegalStateException("LeaderLatch " + latchPath + " was closed");
+        waiting.forEach(f -> f.completeExceptionally(closed));
+        if (!wasStarted) {
+            return;
         }
         client.getConnectionStateListenable().removeListener(connectionListener);
         if (mode == CloseMode.SILENT) {

@@ -72,6 +72,8 @@ public final class LeaderSelector implements AutoCloseable {
     private Hold hold;
     private Thread leaderThread;
     private boolean interruptRequested;
+    /** The future of the turn queued or under way (see {@link #requeueAsync()}); null when not queued. */
+    private CompletableFuture<Void> turn;
 
     /**
      * A selector whose {@code takeLeadership} runs on the shared pool.
@@ -140,9 +142,20 @@ public final class LeaderSelector implements AutoCloseable {
      * @throws IllegalStateException if already started or closed
      */
     public void start() {
+        startAsync();
+    }
+
+    /**
+     * Joins the queue as {@link #start()} does, and returns the future of this first turn, as
+     * {@link #requeueAsync()} describes it.
+     *
+     * @return a future that completes when the first turn of leadership is over
+     * @throws IllegalStateException if already started or closed
+     */
+    public CompletableFuture<Void> startAsync() {
         lifecycle.start();
         client.getConnectionStateListenable().addListener(connectionListener);
-        requeue();
+        return enqueue().turn();
     }
 
     /**
@@ -152,44 +165,108 @@ public final class LeaderSelector implements AutoCloseable {
      * @throws IllegalStateException if the selector is not started, or closed
      */
     public boolean requeue() {
+        return enqueue().now();
+    }
+
+    /**
+     * Queues for leadership unless already queued or leading, as {@link #requeue()} does, and returns the future
+     * of the turn: it completes when that turn of leadership is over and the lock is released, holding no thread
+     * meanwhile. If this selector is already queued or leading, the future is that of the turn under way.
+     *
+     * <p>The future completes normally when {@code takeLeadership} returns; it fails with what
+     * {@code takeLeadership} threw (an {@link InterruptedException} after {@link #interruptLeadership()}, for
+     * instance), with the {@link KeeperException} that kept the selector from queueing, or with
+     * {@link IllegalStateException} if the selector left the queue before leading (closed, or its session ended).
+     * Cancelling the future gives up the turn: a waiting selector leaves the queue (it removes its node); a leading
+     * one has its leadership interrupted, as {@link #interruptLeadership()} does (and, with {@link #autoRequeue()},
+     * queues again, for a new turn). A turn's future completes on the thread that ends the turn (ZooKeeper's event
+     * thread, or the one that ran {@code takeLeadership}).
+     *
+     * @return a future that completes when the turn is over
+     * @throws IllegalStateException if the selector is not started, or closed
+     */
+    public CompletableFuture<Void> requeueAsync() {
+        return enqueue().turn();
+    }
+
+    /** The outcome of {@link #enqueue()}: whether it queued the selector, and the turn's future. */
+    private record Queued(boolean now, CompletableFuture<Void> turn) {
+    }
+
+    private Queued enqueue() {
         CompletableFuture<Hold> started;
+        CompletableFuture<Void> newTurn = new CompletableFuture<>();
         synchronized (this) {
             lifecycle.requireStarted();
             if (queued) {
-                return false;
+                return new Queued(false, turn);
             }
             queued = true;
             InterProcessMutex mutex = new InterProcessMutex(client, leaderPath, id.getBytes(StandardCharsets.UTF_8));
             attempt = mutex.acquireAsync();
             started = attempt;
+            turn = newTurn;
         }
+        newTurn.whenComplete((v, e) -> {
+            if (newTurn.isCancelled()) {
+                turnCancelled(newTurn);
+            }
+        });
         started.whenComplete(this::acquired);
-        return true;
+        return new Queued(true, newTurn);
+    }
+
+    /** A cancelled turn: give the attempt up, or end the leadership. */
+    private void turnCancelled(CompletableFuture<Void> cancelled) {
+        CompletableFuture<Hold> pending = null;
+        synchronized (this) {
+            if (turn != cancelled) {
+                return; // over already
+            }
+            if (attempt != null) {
+                pending = attempt;
+                attempt = null;
+            } else if (leaderThread != null) {
+                leaderThread.interrupt();
+            } else if (hold != null) {
+                interruptRequested = true;
+            }
+        }
+        if (pending != null) {
+            pending.complete(null); // acquired() marks the selector as no longer queued
+        }
     }
 
     private void acquired(Hold acquired, Throwable error) {
+        CompletableFuture<Void> over;
         synchronized (this) {
             attempt = null;
-            if (error != null || acquired == null) {
+            if (error != null || acquired == null || !lifecycle.isStarted()) {
                 queued = false;
+                over = turn;
+                turn = null;
                 if (error != null && lifecycle.isStarted()) {
                     LOG.error("LeaderSelector {} could not queue for leadership", leaderPath, Failures.unwrap(error));
                 }
-                return;
+            } else {
+                over = null;
+                hold = acquired;
+                interruptRequested = false;
             }
-            if (!lifecycle.isStarted()) {
-                queued = false;
-                acquired.release();
-                return;
+        }
+        if (over != null) {
+            if (error == null && acquired != null) {
+                acquired.release(); // closed meanwhile
             }
-            hold = acquired;
-            interruptRequested = false;
+            over.completeExceptionally(error != null ? Failures.unwrap(error) : new IllegalStateException(
+                    "LeaderSelector " + leaderPath + " left the queue before leading"));
+            return;
         }
         try {
             executor.execute(this::lead);
         } catch (RejectedExecutionException e) {
             LOG.error("LeaderSelector {}: the executor refused takeLeadership", leaderPath, e);
-            endLeadership();
+            endLeadership(e);
         }
     }
 
@@ -200,11 +277,14 @@ public final class LeaderSelector implements AutoCloseable {
                 leaderThread.interrupt();
             }
         }
+        Throwable failure = null;
         try {
             listener.takeLeadership(client);
         } catch (InterruptedException e) {
+            failure = e;
             LOG.debug("LeaderSelector {} leadership interrupted", leaderPath);
         } catch (Throwable t) {
+            failure = t;
             if (!(t instanceof CancelLeadershipException)) {
                 LOG.error("LeaderSelector {}: takeLeadership threw", leaderPath, t);
             }
@@ -213,22 +293,35 @@ public final class LeaderSelector implements AutoCloseable {
                 leaderThread = null;
             }
             Thread.interrupted(); // leave the pool's thread as we found it
-            endLeadership();
+            endLeadership(failure);
         }
     }
 
-    /** Releases the lock and, with auto-requeue, queues again behind everyone already waiting. */
-    private void endLeadership() {
+    /**
+     * Releases the lock, completes the turn's future and, with auto-requeue, queues again behind everyone already
+     * waiting.
+     */
+    private void endLeadership(Throwable failure) {
         Hold ended;
         boolean again;
+        CompletableFuture<Void> over;
         synchronized (this) {
             ended = hold;
             hold = null;
             queued = false;
+            over = turn;
+            turn = null;
             again = autoRequeue && lifecycle.isStarted();
         }
         if (ended != null) {
             ended.release();
+        }
+        if (over != null) {
+            if (failure == null) {
+                over.complete(null);
+            } else {
+                over.completeExceptionally(failure);
+            }
         }
         if (again) {
             try {

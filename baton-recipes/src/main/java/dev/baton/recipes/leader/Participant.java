@@ -19,6 +19,11 @@ public record Participant(String id, boolean isLeader) {
         Objects.requireNonNull(id, "id");
     }
 
+    /** @return {@link #id()}, under Curator's name, for ported code */
+    public String getId() {
+        return id;
+    }
+
     /** The value {@code getLeader()} returns when nobody takes part: {@code Participant("", false)}. */
     static final Participant NOBODY = new Participant("", false);
 }

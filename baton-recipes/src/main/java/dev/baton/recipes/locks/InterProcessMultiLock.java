@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.apache.zookeeper.KeeperException;
 import org.slf4j.Logger;
@@ -32,6 +33,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Thread-safe as its locks are; with the paths constructor each lock is an {@link InterProcessMutex}, so
  * the multi-lock is re-entrant per thread and must be released by the thread that acquired it.
+ * {@link #acquireAsync()} (for a multi-lock of {@link InterProcessMutex}es, such as the halves of
+ * {@link InterProcessReadWriteLock}s) holds no thread while waiting and returns one {@link Hold} of them all, which
+ * any thread may release.
  */
 public final class InterProcessMultiLock implements InterProcessLock {
     private static final Logger LOG = LoggerFactory.getLogger(InterProcessMultiLock.class);
@@ -96,6 +100,201 @@ public final class InterProcessMultiLock implements InterProcessLock {
             throw new IllegalArgumentException("time must be >= 0, was " + time);
         }
         return acquireNanos(unit.toNanos(time));
+    }
+
+    /**
+     * Acquires every lock, in order, without holding a thread while waiting. Each lock must be an
+     * {@link InterProcessMutex}. The hold is not re-entrant and not owned by a thread: release it (from any
+     * thread) with {@link Hold#release()}, not with {@link #release()}. Completing the returned future with null,
+     * or cancelling it, gives the attempt up: the locks already taken are released and the node waiting for the
+     * next one is deleted.
+     *
+     * @return a future of the hold of every lock; or failing with the {@link KeeperException} that stopped the
+     *         attempt (after releasing the locks taken)
+     * @throws UnsupportedOperationException if a lock is not an {@link InterProcessMutex}
+     */
+    public CompletableFuture<Hold> acquireAsync() {
+        return acquireAsyncNanos(-1);
+    }
+
+    /**
+     * Acquires every lock as {@link #acquireAsync()} does, within one deadline for the whole acquire.
+     *
+     * @param time how long to wait in all, {@code >= 0}
+     * @param unit the unit of {@code time}
+     * @return a future of the hold of every lock, or of null if the time ran out (nothing of the attempt then
+     *         stays on the server)
+     * @throws NullPointerException if {@code unit} is null
+     * @throws IllegalArgumentException if {@code time} is negative
+     * @throws UnsupportedOperationException if a lock is not an {@link InterProcessMutex}
+     */
+    public CompletableFuture<Hold> acquireAsync(long time, TimeUnit unit) {
+        Objects.requireNonNull(unit, "unit");
+        if (time < 0) {
+            throw new IllegalArgumentException("time must be >= 0, was " + time);
+        }
+        return acquireAsyncNanos(unit.toNanos(time));
+    }
+
+    private CompletableFuture<Hold> acquireAsyncNanos(long timeoutNanos) {
+        List<InterProcessMutex> mutexes = new ArrayList<>(locks.size());
+        for (int i = 0; i < locks.size(); i++) {
+            if (!(locks.get(i) instanceof InterProcessMutex mutex)) {
+                throw new UnsupportedOperationException("acquireAsync needs InterProcessMutex locks; locks[" + i
+                        + "] is a " + locks.get(i).getClass().getSimpleName());
+            }
+            mutexes.add(mutex);
+        }
+        return new AsyncAcquire(mutexes, timeoutNanos).start();
+    }
+
+    /** One asynchronous acquire: each lock's attempt starts when the one before is held. */
+    private static final class AsyncAcquire {
+        private final List<InterProcessMutex> mutexes;
+        private final long timeoutNanos;
+        private final long deadline;
+        private final CompletableFuture<Hold> result = new CompletableFuture<>();
+        // Guarded by this.
+        private final List<Hold> taken = new ArrayList<>();
+        private CompletableFuture<Hold> current;
+
+        AsyncAcquire(List<InterProcessMutex> mutexes, long timeoutNanos) {
+            this.mutexes = mutexes;
+            this.timeoutNanos = timeoutNanos;
+            this.deadline = System.nanoTime() + Math.max(timeoutNanos, 0);
+        }
+
+        CompletableFuture<Hold> start() {
+            result.whenComplete((hold, error) -> {
+                if (hold == null) {
+                    giveUp(); // timed out, failed, cancelled, or completed with null by the caller
+                }
+            });
+            next(0);
+            return result;
+        }
+
+        private void next(int index) {
+            if (index == mutexes.size()) {
+                Hold all;
+                synchronized (this) {
+                    all = new MultiHold(List.copyOf(taken));
+                    taken.clear();
+                }
+                if (!result.complete(all)) {
+                    all.release(); // given up just as it arrived
+                }
+                return;
+            }
+            InterProcessMutex mutex = mutexes.get(index);
+            CompletableFuture<Hold> attempt = timeoutNanos < 0 ? mutex.acquireAsync()
+                    : mutex.acquireAsync(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            synchronized (this) {
+                current = attempt;
+            }
+            if (result.isDone()) {
+                attempt.complete(null); // given up meanwhile
+            }
+            attempt.whenComplete((hold, error) -> {
+                if (error != null) {
+                    result.completeExceptionally(error);
+                } else if (hold == null) {
+                    result.complete(null);
+                } else {
+                    synchronized (this) {
+                        taken.add(hold);
+                    }
+                    if (result.isDone()) {
+                        giveUp();
+                    } else {
+                        next(index + 1);
+                    }
+                }
+            });
+        }
+
+        private void giveUp() {
+            CompletableFuture<Hold> waiting;
+            List<Hold> held;
+            synchronized (this) {
+                waiting = current;
+                held = new ArrayList<>(taken);
+                taken.clear();
+            }
+            if (waiting != null) {
+                waiting.complete(null);
+            }
+            releaseHolds(held);
+        }
+    }
+
+    private static void releaseHolds(List<Hold> held) {
+        for (int i = held.size() - 1; i >= 0; i--) {
+            try {
+                held.get(i).release();
+            } catch (RuntimeException e) {
+                LOG.error("Releasing {} failed", held.get(i), e);
+            }
+        }
+    }
+
+    /** The hold of every lock of one {@link #acquireAsync()}. */
+    private static final class MultiHold implements Hold {
+        private final List<Hold> holds;
+
+        MultiHold(List<Hold> holds) {
+            this.holds = holds;
+        }
+
+        /** @return the first lock's node */
+        @Override
+        public String nodePath() {
+            return holds.get(0).nodePath();
+        }
+
+        /** @return the first lock's token (see {@link InterProcessMultiLock#fencingToken()}) */
+        @Override
+        public long fencingToken() {
+            return holds.get(0).fencingToken();
+        }
+
+        /** @return the worst state of the holds */
+        @Override
+        public HoldState state() {
+            HoldState worst = HoldState.HELD;
+            for (Hold hold : holds) {
+                if (hold.state().compareTo(worst) > 0) {
+                    worst = hold.state();
+                }
+            }
+            return worst;
+        }
+
+        @Override
+        public Duration safeFor() {
+            Duration min = null;
+            for (Hold hold : holds) {
+                Duration d = hold.safeFor();
+                min = min == null || d.compareTo(min) < 0 ? d : min;
+            }
+            return min;
+        }
+
+        @Override
+        public boolean isHeld() {
+            return holds.stream().allMatch(Hold::isHeld);
+        }
+
+        /** Releases every hold, in reverse order. */
+        @Override
+        public void release() {
+            releaseHolds(holds);
+        }
+
+        @Override
+        public String toString() {
+            return "MultiHold" + holds;
+        }
     }
 
     private boolean acquireNanos(long timeoutNanos) throws KeeperException, InterruptedException {

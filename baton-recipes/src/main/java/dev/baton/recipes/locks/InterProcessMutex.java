@@ -37,7 +37,7 @@ import org.apache.zookeeper.KeeperException;
  *
  * <p>Thread-safe. No thread of its own.
  */
-public final class InterProcessMutex implements InterProcessLock {
+public final class InterProcessMutex implements InterProcessLock, Revocable<InterProcessMutex> {
     static final String NODE_NAME = "lock-";
     private static final byte[] NO_DATA = new byte[0];
 
@@ -47,6 +47,7 @@ public final class InterProcessMutex implements InterProcessLock {
     private final Supplier<LockQueue.Driver> drivers;
     private final Map<Thread, Owned> owners = new ConcurrentHashMap<>();
     private final Map<Hold, Boolean> asyncHolds = new ConcurrentHashMap<>();
+    private volatile Revocation<InterProcessMutex> revocation;
 
     private static final class Owned {
         final Hold hold;
@@ -122,7 +123,36 @@ public final class InterProcessMutex implements InterProcessLock {
             return false;
         }
         owners.put(me, new Owned(hold));
+        followRevocation(hold);
         return true;
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>The listener gets this mutex; for a hold of a thread, {@link #release()} must come from that thread (a
+     * hold of {@link #acquireAsync()} may be released from any).
+     */
+    @Override
+    public void makeRevocable(RevocationListener<InterProcessMutex> listener) {
+        makeRevocable(listener, Runnable::run);
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>The listener gets this mutex.
+     */
+    @Override
+    public void makeRevocable(RevocationListener<InterProcessMutex> listener, java.util.concurrent.Executor executor) {
+        revocation = new Revocation<>(listener, executor);
+    }
+
+    private void followRevocation(Hold hold) {
+        Revocation<InterProcessMutex> r = revocation;
+        if (r != null) {
+            r.follow(queue.client, hold.nodePath(), this);
+        }
     }
 
     /**
@@ -165,6 +195,8 @@ public final class InterProcessMutex implements InterProcessLock {
                 TrackedHold mine = new TrackedHold(hold);
                 if (!tracked.complete(mine)) {
                     mine.release(); // given up just as it arrived
+                } else {
+                    followRevocation(mine);
                 }
             }
         });

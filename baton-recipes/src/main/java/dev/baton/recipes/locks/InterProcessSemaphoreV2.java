@@ -72,7 +72,7 @@ import org.apache.zookeeper.KeeperException;
  * <p>Thread-safe. No thread of its own; {@link #acquireAsync()} holds no thread while waiting. A holder learns
  * when a lease may be lost or is lost through {@link #getHoldListenable()} and {@link Lease#state()}.
  */
-public final class InterProcessSemaphoreV2 {
+public final class InterProcessSemaphoreV2 implements Revocable<Lease> {
     static final String LEASE_PARENT = "leases";
     static final String LOCK_PARENT = "locks";
     static final String NODE_NAME = "lease-";
@@ -86,6 +86,7 @@ public final class InterProcessSemaphoreV2 {
     private final LockQueue.Driver lockFree;
     private final LockQueue.Driver underMutex;
     private final CuratorPresence curatorPresence;
+    private volatile Revocation<Lease> revocation;
 
     /**
      * @param client the client
@@ -379,12 +380,42 @@ public final class InterProcessSemaphoreV2 {
      */
     private CompletableFuture<Collection<Lease>> acquireNanos(int qty, long timeoutNanos) {
         Acquisition acquisition = new Acquisition(qty, timeoutNanos);
+        Revocation<Lease> revocable = revocation;
+        if (revocable != null) {
+            acquisition.result.thenAccept(got -> {
+                if (got != null) {
+                    got.forEach(lease -> revocable.follow(client, lease.getNodePath(), lease));
+                }
+            });
+        }
         if (qty > 1) {
             acquisition.viaCuratorMutex(); // multi-lease acquirers one at a time (see the class comment)
         } else {
             acquisition.next();
         }
         return acquisition.result;
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Beyond Curator, whose semaphore has no revocation (CURATOR-650): each lease is followed on its own, and
+     * the listener gets the {@link Lease} asked for, which it may {@link Lease#close() close} from any thread.
+     * Ask with {@link Revoker#attemptRevoke} on {@link Lease#getNodePath()}.
+     */
+    @Override
+    public void makeRevocable(RevocationListener<Lease> listener) {
+        makeRevocable(listener, Runnable::run);
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>The listener gets the {@link Lease} asked for.
+     */
+    @Override
+    public void makeRevocable(RevocationListener<Lease> listener, java.util.concurrent.Executor executor) {
+        revocation = new Revocation<>(listener, executor);
     }
 
     private final class Acquisition {

@@ -4,8 +4,13 @@ import dev.baton.BatonClient;
 import dev.baton.internal.BatonPaths;
 import dev.baton.internal.Failures;
 import dev.baton.internal.Lifecycle;
+import dev.baton.internal.ListenerContainer;
+import dev.baton.internal.SerialExecutor;
+import dev.baton.listen.Listenable;
 import dev.baton.state.ConnectionState;
 import dev.baton.state.ConnectionStateListener;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -43,6 +48,9 @@ import org.slf4j.LoggerFactory;
  * <p>The node is watched (one exists-watch on it) and checked again after every {@code RECONNECTED}; the
  * re-creation after a session expiry therefore happens as soon as the new session is connected.
  *
+ * <p>{@link #getListenable()} tells each creation; {@link #waitForInitialCreateAsync()} waits for the first
+ * without holding a thread.
+ *
  * <p>Thread-safe; no thread of its own (driven by ZooKeeper callbacks, watch events and connection events).
  */
 public final class PersistentNode implements AutoCloseable {
@@ -55,6 +63,8 @@ public final class PersistentNode implements AutoCloseable {
     private final String basePath;
     private final Watcher watcher = this::watched;
     private final ConnectionStateListener connectionListener = this::connectionStateChanged;
+    private final ListenerContainer<PersistentNodeListener> listeners;
+    private final SerialExecutor notifications = new SerialExecutor(Runnable::run);
 
     // Guarded by this.
     private byte[] data;
@@ -68,6 +78,8 @@ public final class PersistentNode implements AutoCloseable {
     private boolean initialCreateDone;
     /** A setData failed: the node's data may differ from {@link #data}; written again on reconnect. */
     private boolean dataDirty;
+    /** The futures of {@link #waitForInitialCreateAsync()} not completed yet. */
+    private final List<CompletableFuture<Void>> createWaiters = new ArrayList<>();
 
     /**
      * @param client the client
@@ -90,6 +102,8 @@ public final class PersistentNode implements AutoCloseable {
         this.basePath = BatonPaths.validate(Objects.requireNonNull(basePath, "basePath"));
         this.lifecycle = new Lifecycle("PersistentNode " + basePath);
         this.data = Objects.requireNonNull(initData, "initData").clone();
+        this.listeners = new ListenerContainer<>(Runnable::run,
+                (message, e) -> LOG.error("PersistentNode {} listener failed: {}", basePath, message, e));
     }
 
     /**
@@ -132,6 +146,47 @@ public final class PersistentNode implements AutoCloseable {
                 wait(leftMs);
             }
         }
+    }
+
+    /**
+     * Waits until the node has been created (or taken over) the first time, without holding a thread. Cancelling
+     * the future stops the wait (the node is still kept); nothing of the wait remains.
+     *
+     * @return a future that completes (at once if done already) when the node has been created the first time,
+     *         on the thread that learned of it (ZooKeeper's event thread, usually); or fails with
+     *         {@link IllegalStateException} if this instance is closed first
+     * @throws IllegalStateException if not started, or closed
+     */
+    public CompletableFuture<Void> waitForInitialCreateAsync() {
+        CompletableFuture<Void> created = new CompletableFuture<>();
+        synchronized (this) {
+            lifecycle.requireStarted();
+            if (initialCreateDone) {
+                return CompletableFuture.completedFuture(null);
+            }
+            createWaiters.add(created);
+        }
+        created.whenComplete((v, e) -> {
+            synchronized (this) {
+                createWaiters.remove(created); // cancelled, or failed by close: forget it
+            }
+        });
+        return created;
+    }
+
+    /** @return how many {@link #waitForInitialCreateAsync()} futures are waiting (for tests) */
+    synchronized int waitingCount() {
+        return createWaiters.size();
+    }
+
+    /**
+     * Listeners told of each creation of the node; those added without an executor run on ZooKeeper's event
+     * thread and must not block. Add them before {@link #start()} to hear of the first creation.
+     *
+     * @return where to add and remove listeners
+     */
+    public Listenable<PersistentNodeListener> getListenable() {
+        return listeners;
     }
 
     /**
@@ -200,16 +255,23 @@ public final class PersistentNode implements AutoCloseable {
     public void close() {
         String path;
         CompletableFuture<Void> pending;
+        boolean started;
+        List<CompletableFuture<Void>> waiting;
         synchronized (this) {
-            boolean started = lifecycle.close() == Lifecycle.State.STARTED;
+            started = lifecycle.close() == Lifecycle.State.STARTED;
             generation++;
             path = actualPath;
             actualPath = null;
             pending = creating ? attempt : null;
             notifyAll();
-            if (!started) {
-                return;
-            }
+            waiting = List.copyOf(createWaiters);
+            createWaiters.clear();
+        }
+        IllegalStateException closed = new IllegalStateException("PersistentNode " + basePath + " was closed");
+        waiting.forEach(f -> f.completeExceptionally(closed));
+        listeners.clear();
+        if (!started) {
+            return;
         }
         client.getConnectionStateListenable().removeListener(connectionListener);
         if (path == null) {
@@ -335,6 +397,7 @@ public final class PersistentNode implements AutoCloseable {
     private void own(long gen, String path) {
         boolean keep;
         CompletableFuture<Void> done;
+        List<CompletableFuture<Void>> waiting = List.of();
         synchronized (this) {
             keep = lifecycle.isStarted() && gen == generation;
             done = attempt;
@@ -343,6 +406,8 @@ public final class PersistentNode implements AutoCloseable {
                 actualPath = path;
                 initialCreateDone = true;
                 notifyAll();
+                waiting = List.copyOf(createWaiters);
+                createWaiters.clear();
             }
         }
         if (!keep) {
@@ -352,6 +417,16 @@ public final class PersistentNode implements AutoCloseable {
         LOG.debug("PersistentNode {}: node is {}", basePath, path);
         watch(gen, path);
         done.complete(null);
+        waiting.forEach(f -> f.complete(null));
+        notifications.execute(() -> listeners.forEach(l -> {
+            try {
+                l.nodeCreated(path);
+            } catch (RuntimeException e) {
+                throw e;
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        }));
     }
 
     /** The attempt in flight is over without a node. */

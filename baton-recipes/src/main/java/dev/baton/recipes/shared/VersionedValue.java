@@ -4,7 +4,9 @@ import java.util.Objects;
 
 /**
  * A value together with the ZooKeeper data version it was read at; pass it back to
- * {@link SharedCount#trySetCount(VersionedValue, int)} to change the value only if nobody else changed it since.
+ * {@link SharedCount#trySetCount(VersionedValue, int)} or {@link SharedValue#trySetValue(VersionedValue, byte[])}
+ * to change the value only if nobody else changed it since. As for any record, equality compares the components
+ * with {@code equals}, which for a {@code byte[]} value means the same array, not the same contents.
  *
  * @param version the node's data version when the value was read (ZooKeeper's {@code int}, which wraps around)
  * @param value the value, not null

@@ -1,5 +1,6 @@
 /**
- * Shared values: {@link dev.baton.recipes.shared.SharedCount}, an integer every process sees and can change, kept
- * current by a watch. Wire-compatible with Apache Curator's {@code SharedCount} (a 4-byte big-endian int).
+ * Shared values kept current by a watch: {@link dev.baton.recipes.shared.SharedValue}, bytes every process sees
+ * and can change, and {@link dev.baton.recipes.shared.SharedCount}, an integer on it. Wire-compatible with Apache
+ * Curator's {@code SharedValue} (the bytes as they are) and {@code SharedCount} (a 4-byte big-endian int).
  */
 package dev.baton.recipes.shared;

@@ -1,4 +1,4 @@
-package dev.baton.recipes.cache;
+package dev.baton.internal;
 
 import dev.baton.BatonClient;
 import java.util.HashMap;
@@ -25,7 +25,7 @@ import org.slf4j.LoggerFactory;
  * the path altogether (a watcher the application added itself through the same client on the same path and
  * mode would go with it).
  */
-final class WatchRemoval {
+public final class WatchRemoval {
     private static final Logger LOG = LoggerFactory.getLogger(WatchRemoval.class);
     /** Guarded by itself. Handles are weak keys: a handle closed after a session loss is forgotten. */
     private static final Map<ZooKeeper, Map<String, Set<Watcher>>> REGISTERED = new WeakHashMap<>();
@@ -33,8 +33,15 @@ final class WatchRemoval {
     private WatchRemoval() {
     }
 
-    /** Records that {@code watcher} has a persistent watch of {@code mode} on {@code path} (idempotent). */
-    static void registered(BatonClient client, Watcher watcher, String path, AddWatchMode mode) {
+    /**
+     * Records that {@code watcher} has a persistent watch of {@code mode} on {@code path} (idempotent).
+     *
+     * @param client the client the watch was added through
+     * @param watcher the recipe's watcher
+     * @param path the watched path
+     * @param mode the watch's mode
+     */
+    public static void registered(BatonClient client, Watcher watcher, String path, AddWatchMode mode) {
         ZooKeeper zk;
         try {
             zk = client.getZooKeeper();
@@ -51,16 +58,29 @@ final class WatchRemoval {
      * Removes a recipe's persistent watch. Connected: waits for the removal, so that it is done when the
      * recipe's {@code close()} returns. Disconnected: starts it and returns (the server drops a connection's
      * watches with the connection, and the client no longer re-registers the watch).
+     *
+     * @param client the client the watch was added through
+     * @param watcher the recipe's watcher
+     * @param path the watched path
+     * @param mode the watch's mode
+     * @param recipe how log messages name the recipe
      */
-    static void remove(BatonClient client, Watcher watcher, String path, AddWatchMode mode, String recipe) {
+    public static void remove(BatonClient client, Watcher watcher, String path, AddWatchMode mode, String recipe) {
         remove(client, watcher, path, mode, recipe, false);
     }
 
     /**
      * As {@link #remove(BatonClient, Watcher, String, AddWatchMode, String)}, never waiting when {@code async}
      * (for callbacks on ZooKeeper's event thread, which must not block on ZooKeeper).
+     *
+     * @param client the client the watch was added through
+     * @param watcher the recipe's watcher
+     * @param path the watched path
+     * @param mode the watch's mode
+     * @param recipe how log messages name the recipe
+     * @param async true never to wait for the removal
      */
-    static void remove(BatonClient client, Watcher watcher, String path, AddWatchMode mode, String recipe,
+    public static void remove(BatonClient client, Watcher watcher, String path, AddWatchMode mode, String recipe,
             boolean async) {
         boolean last;
         try {

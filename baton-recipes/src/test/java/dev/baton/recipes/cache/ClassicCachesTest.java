@@ -1,0 +1,175 @@
+package dev.baton.recipes.cache;
+
+import static dev.baton.recipes.cache.CacheTesting.bytes;
+import static dev.baton.recipes.cache.CacheTesting.text;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import dev.baton.BatonClient;
+import dev.baton.testing.EmbeddedZooKeeperExtension;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/** The classic cache façades' own contract: lifecycle, bad input, rebuild and clear, nothing left after close. */
+@Timeout(60)
+class ClassicCachesTest {
+    @RegisterExtension
+    static EmbeddedZooKeeperExtension zk = new EmbeddedZooKeeperExtension();
+
+    private final List<AutoCloseable> resources = new ArrayList<>();
+    private BatonClient client;
+    private BatonClient writer;
+
+    @BeforeEach
+    void clients() throws InterruptedException {
+        client = open(CacheTesting.newClient(zk.connectString()));
+        writer = open(CacheTesting.newClient(zk.connectString()));
+    }
+
+    @AfterEach
+    void closeAll() throws Exception {
+        for (int i = resources.size() - 1; i >= 0; i--) {
+            resources.get(i).close();
+        }
+    }
+
+    private <T extends AutoCloseable> T open(T resource) {
+        resources.add(resource);
+        return resource;
+    }
+
+    @Test
+    void badInputFailsAtTheCall() {
+        assertThatThrownBy(() -> new NodeCache(null, "/x")).isInstanceOf(NullPointerException.class)
+                .hasMessageContaining("client");
+        assertThatThrownBy(() -> new NodeCache(client, null)).isInstanceOf(NullPointerException.class)
+                .hasMessageContaining("path");
+        assertThatThrownBy(() -> new PathChildrenCache(client, "no-slash", true))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("no-slash");
+        assertThatThrownBy(() -> TreeCache.newBuilder(client, "/a/"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("/a/");
+        assertThatThrownBy(() -> TreeCache.newBuilder(client, "/a").setMaxDepth(-1))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("-1");
+        assertThatThrownBy(() -> TreeCache.newBuilder(client, "/a").setMaxDepth(1).setMaxDepth(2))
+                .isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(() -> TreeCache.newBuilder(client, "/a").setCacheData(false).setCacheData(true))
+                .isInstanceOf(IllegalStateException.class);
+        PathChildrenCache children = open(new PathChildrenCache(client, "/a", true));
+        assertThatThrownBy(() -> children.start((PathChildrenCache.StartMode) null))
+                .isInstanceOf(NullPointerException.class).hasMessageContaining("mode");
+        assertThatThrownBy(() -> children.getCurrentData(null)).isInstanceOf(NullPointerException.class);
+    }
+
+    @Test
+    void startTwiceOrAfterCloseFailsWithoutAddingAListener() throws Exception {
+        AtomicInteger calls = new AtomicInteger();
+        NodeCache node = open(new NodeCache(client, "/twice"));
+        node.getListenable().addListener(calls::incrementAndGet);
+        node.start();
+        assertThatThrownBy(node::start).isInstanceOf(IllegalStateException.class).hasMessageContaining("STARTED");
+        assertThatThrownBy(() -> node.start(true)).isInstanceOf(IllegalStateException.class);
+        writer.create().forPath("/twice", bytes("x"));
+        await().until(() -> calls.get() == 1);
+        writer.setData().forPath("/twice", bytes("y"));
+        await().until(() -> text(node.getCurrentData().getData()).equals("y"));
+        assertThat(calls).hasValue(2); // one call per change: the failed starts added no second listener
+
+        TreeCache tree = TreeCache.newBuilder(client, "/twice").build();
+        tree.close();
+        assertThatThrownBy(tree::start).isInstanceOf(IllegalStateException.class).hasMessageContaining("CLOSED");
+        PathChildrenCache children = new PathChildrenCache(client, "/twice", false);
+        children.close();
+        assertThatThrownBy(children::start).isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(children::rebuild).isInstanceOf(IllegalStateException.class);
+    }
+
+    @Test
+    void closeLeavesNoWatchAndNoListener() throws Exception {
+        writer.create().creatingParentsIfNeeded().forPath("/gone/a/b", bytes("b"));
+        int before = zk.server().watchCount();
+        NodeCache node = new NodeCache(client, "/gone");
+        PathChildrenCache children = new PathChildrenCache(client, "/gone", true);
+        TreeCache tree = TreeCache.newBuilder(client, "/gone/a").build();
+        node.getListenable().addListener(() -> { });
+        node.start(true);
+        children.start(PathChildrenCache.StartMode.BUILD_INITIAL_CACHE);
+        tree.start();
+        await().until(() -> tree.size() == 2);
+        assertThat(zk.server().watchCount()).isGreaterThan(before);
+        node.close();
+        children.close();
+        tree.close();
+        node.close(); // twice: nothing more
+        assertThat(zk.server().watchCount()).isEqualTo(before);
+        assertThat(node.getCurrentData()).isNull();
+        assertThat(children.getCurrentData()).isEmpty();
+        assertThat(tree.size()).isZero();
+    }
+
+    @Test
+    void pathChildrenRebuildAndClearReportAsCuratorsDo() throws Exception {
+        writer.create().creatingParentsIfNeeded().forPath("/pc/a", bytes("a"));
+        PathChildrenCache children = open(new PathChildrenCache(client, "/pc", true));
+        List<String> events = new CopyOnWriteArrayList<>();
+        children.getListenable().addListener((c, e) -> events.add(e.getType() + " " + e.getData().getPath()));
+        children.start(true);
+        assertThat(children.getCurrentData()).extracting(ChildData::getPath).containsExactly("/pc/a");
+        children.rebuild(); // current already: nothing to report
+        assertThat(events).isEmpty();
+        children.clear();
+        assertThat(children.getCurrentData()).isEmpty();
+        writer.delete().forPath("/pc/a"); // forgotten by clear(): its removal is not reported
+        writer.create().forPath("/pc/b", bytes("b"));
+        await().until(() -> !events.isEmpty());
+        children.rebuild();
+        assertThat(events).containsExactly("CHILD_ADDED /pc/b");
+        assertThat(children.getCurrentData()).extracting(ChildData::getPath).containsExactly("/pc/b");
+    }
+
+    @Test
+    void aBlockingStartOnTheEventThreadFailsAtOnce() throws Exception {
+        writer.create().forPath("/evt", bytes("x"));
+        AtomicReference<Throwable> thrown = new AtomicReference<>();
+        NodeCache outer = open(new NodeCache(client, "/evt"));
+        NodeCache inner = open(new NodeCache(client, "/evt"));
+        outer.getListenable().addListener(() -> {
+            try {
+                inner.start(true); // on ZooKeeper's event thread: the load could never be delivered
+            } catch (Throwable e) {
+                thrown.set(e);
+            }
+        });
+        outer.start();
+        await().until(() -> thrown.get() != null);
+        assertThat(thrown.get()).isInstanceOf(IllegalStateException.class).hasMessageContaining("event thread");
+    }
+
+    @Test
+    void aThrowingListenerDoesNotStopTheOthersAndCanBeRemoved() throws Exception {
+        writer.create().forPath("/throws");
+        TreeCache tree = open(new TreeCache(client, "/throws"));
+        List<String> seen = new CopyOnWriteArrayList<>();
+        TreeCacheListener bad = (c, e) -> {
+            throw new Exception("bad listener");
+        };
+        TreeCacheListener good = (c, e) -> seen.add(e.getType().name());
+        tree.getListenable().addListener(bad);
+        tree.getListenable().addListener(good);
+        tree.start();
+        await().until(() -> seen.contains("INITIALIZED"));
+        tree.getListenable().removeListener(good);
+        writer.setData().forPath("/throws", bytes("1"));
+        await().until(() -> "1".equals(text(tree.getCurrentData("/throws").getData())));
+        assertThat(seen).containsExactly("NODE_ADDED", "INITIALIZED");
+        assertThat(tree.iterator().next().getPath()).isEqualTo("/throws");
+    }
+}

@@ -1,0 +1,97 @@
+package dev.baton.recipes.nodes;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import dev.baton.Baton;
+import dev.baton.BatonClient;
+import dev.baton.retry.RetryOneTime;
+import dev.baton.testing.EmbeddedZooKeeperExtension;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.apache.zookeeper.CreateMode;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/** PersistentNode's creation listener and waitForInitialCreateAsync. */
+@Timeout(60)
+class PersistentNodeAsyncTest {
+    @RegisterExtension
+    static EmbeddedZooKeeperExtension zk = new EmbeddedZooKeeperExtension();
+
+    private final List<AutoCloseable> open = new ArrayList<>();
+
+    private BatonClient newClient() throws InterruptedException {
+        BatonClient client = Baton.builder().connectString(zk.connectString())
+                .sessionTimeout(Duration.ofSeconds(10)).retryPolicy(new RetryOneTime(10)).build();
+        open.add(client);
+        client.start();
+        assertThat(client.blockUntilConnected(10, TimeUnit.SECONDS)).isTrue();
+        return client;
+    }
+
+    @AfterEach
+    void closeAll() throws Exception {
+        for (AutoCloseable c : open) {
+            c.close();
+        }
+    }
+
+    @Test
+    void listenersHearEveryCreationAndTheAsyncWaitCompletes() throws Exception {
+        BatonClient client = newClient();
+        PersistentNode node = new PersistentNode(client, CreateMode.EPHEMERAL_SEQUENTIAL, true, "/pn/async/member-",
+                "x".getBytes(UTF_8));
+        open.add(0, node);
+        List<String> created = new CopyOnWriteArrayList<>();
+        node.getListenable().addListener(created::add);
+        assertThatThrownBy(node::waitForInitialCreateAsync).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("LATENT");
+        node.start();
+        node.waitForInitialCreateAsync().get(10, TimeUnit.SECONDS);
+        assertThat(node.waitForInitialCreateAsync()).isCompleted();
+        await().until(() -> created.size() == 1);
+        String first = node.getActualPath();
+        assertThat(created).containsExactly(first);
+
+        newClient().delete().forPath(first);
+        await().until(() -> created.size() == 2);
+        assertThat(created.get(1)).isNotEqualTo(first).isEqualTo(node.getActualPath());
+        node.close();
+        assertThat(node.getListenable()).isNotNull();
+        assertThatThrownBy(node::waitForInitialCreateAsync).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("CLOSED");
+    }
+
+    @Test
+    void aPendingWaitFailsOnCloseAndACancelledOneIsForgotten() throws Exception {
+        BatonClient client = newClient();
+        zk.server().stop(); // the create cannot happen while the server is down
+        await().until(() -> !client.isConnected());
+        PersistentNode node = new PersistentNode(client, CreateMode.EPHEMERAL, false, "/pn/async/waiting",
+                new byte[0]);
+        open.add(0, node);
+        node.start();
+        CompletableFuture<Void> cancelled = node.waitForInitialCreateAsync();
+        CompletableFuture<Void> pending = node.waitForInitialCreateAsync();
+        assertThat(node.waitingCount()).isEqualTo(2);
+        cancelled.cancel(false);
+        assertThat(node.waitingCount()).isEqualTo(1);
+        node.close();
+        assertThatThrownBy(() -> pending.get(10, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
+                .hasCauseInstanceOf(IllegalStateException.class).hasMessageContaining("closed");
+        assertThat(node.waitingCount()).isZero();
+        zk.server().restart();
+        await().atMost(Duration.ofSeconds(20)).until(client::isConnected);
+        assertThat(client.checkExists().forPath("/pn/async/waiting")).isNull();
+    }
+}

@@ -1,0 +1,161 @@
+package dev.baton.recipes.nodes;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import dev.baton.Baton;
+import dev.baton.BatonClient;
+import dev.baton.retry.RetryOneTime;
+import dev.baton.testing.EmbeddedZooKeeperExtension;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.zookeeper.data.Stat;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+@Timeout(60)
+class PersistentTtlNodeTest {
+    @RegisterExtension
+    static EmbeddedZooKeeperExtension zk = new EmbeddedZooKeeperExtension();
+
+    private final List<AutoCloseable> open = new ArrayList<>();
+
+    private BatonClient newClient() throws InterruptedException {
+        BatonClient client = Baton.builder().connectString(zk.connectString())
+                .sessionTimeout(Duration.ofSeconds(10)).retryPolicy(new RetryOneTime(10)).build();
+        open.add(client);
+        client.start();
+        assertThat(client.blockUntilConnected(10, TimeUnit.SECONDS)).isTrue();
+        return client;
+    }
+
+    private PersistentTtlNode ttlNode(BatonClient client, String path, long ttlMs, String data) {
+        PersistentTtlNode node = new PersistentTtlNode(client, path, ttlMs, data.getBytes(UTF_8));
+        open.add(0, node);
+        return node;
+    }
+
+    @AfterEach
+    void closeAll() throws Exception {
+        for (AutoCloseable c : open) {
+            c.close();
+        }
+    }
+
+    @Test
+    void aContainerWithATtlChildThatKeepsBeingTouched() throws Exception {
+        BatonClient client = newClient();
+        PersistentTtlNode node = ttlNode(client, "/ttl/alive", 1000, "hello");
+        node.start();
+        assertThat(node.waitForInitialCreate(10, TimeUnit.SECONDS)).isTrue();
+        await().until(() -> client.checkExists().forPath("/ttl/alive/touch") != null);
+        assertThat(client.getData().forPath("/ttl/alive")).isEqualTo("hello".getBytes(UTF_8));
+        // A stat tells neither container nor TTL; whenItsOwnerStopsTouchingTheServerRemovesIt shows both.
+        Stat touch = client.checkExists().forPath("/ttl/alive/touch");
+
+        // Touched every 500 ms, it outlives its TTL many times over.
+        int version = touch.getVersion();
+        await().atMost(Duration.ofSeconds(10)).until(() -> client.checkExists().forPath("/ttl/alive/touch")
+                .getVersion() >= version + 6);
+        assertThat(client.checkExists().forPath("/ttl/alive")).isNotNull();
+
+        node.setData("bye".getBytes(UTF_8));
+        assertThat(client.getData().forPath("/ttl/alive")).isEqualTo("bye".getBytes(UTF_8));
+        assertThat(node.getData()).isEqualTo("bye".getBytes(UTF_8));
+        node.close();
+        assertThat(client.checkExists().forPath("/ttl/alive")).isNull();
+        assertThat(client.checkExists().forPath("/ttl/alive/touch")).isNull();
+    }
+
+    @Test
+    void expiredByTheServerItIsCreatedAgain() throws Exception {
+        BatonClient client = newClient();
+        PersistentTtlNode node = ttlNode(client, "/ttl/expiring", 1000, "x");
+        node.start();
+        await().until(() -> client.checkExists().forPath("/ttl/expiring/touch") != null);
+        long firstCzxid = client.checkExists().forPath("/ttl/expiring").getCzxid();
+
+        // What the server does once the child has gone untouched for its TTL: the child goes, then the empty
+        // container at the next container check (whenItsOwnerStopsTouchingTheServerRemovesIt shows it does).
+        BatonClient other = newClient();
+        other.delete().deletingChildrenIfNeeded().forPath("/ttl/expiring");
+        await().atMost(Duration.ofSeconds(10)).until(() -> {
+            Stat now = other.checkExists().forPath("/ttl/expiring");
+            return now != null && now.getCzxid() != firstCzxid
+                    && other.checkExists().forPath("/ttl/expiring/touch") != null;
+        });
+        assertThat(other.getData().forPath("/ttl/expiring")).isEqualTo("x".getBytes(UTF_8));
+    }
+
+    @Test
+    void whenItsOwnerStopsTouchingTheServerRemovesIt() throws Exception {
+        BatonClient owner = newClient();
+        BatonClient watcher = newClient();
+        // The owner's client stays connected; only its touches stop (as in a process that is stuck).
+        PersistentTtlNode node = new PersistentTtlNode(owner, "/ttl/abandoned", 1000, new byte[0], "touch", 2);
+        node.start();
+        await().until(() -> watcher.checkExists().forPath("/ttl/abandoned/touch") != null);
+        owner.close(); // stops every touch; the container is not ephemeral, so it stays for now
+        assertThat(watcher.checkExists().forPath("/ttl/abandoned")).isNotNull();
+        await().atMost(Duration.ofSeconds(15)).until(() -> watcher.checkExists().forPath("/ttl/abandoned") == null);
+        node.close();
+    }
+
+    @Test
+    void curatorReadsTheSameLayout() throws Exception {
+        BatonClient client = newClient();
+        try (CuratorFramework curator = CuratorFrameworkFactory.newClient(zk.connectString(),
+                new org.apache.curator.retry.RetryOneTime(10))) {
+            curator.start();
+            assertThat(curator.blockUntilConnected(10, TimeUnit.SECONDS)).isTrue();
+            // Curator's own PersistentTtlNode on one path, Baton's on another: same shapes.
+            try (org.apache.curator.framework.recipes.nodes.PersistentTtlNode theirs =
+                    new org.apache.curator.framework.recipes.nodes.PersistentTtlNode(curator, "/ttl/theirs", 1000,
+                            new byte[] {1})) {
+                theirs.start();
+                assertThat(theirs.waitForInitialCreate(10, TimeUnit.SECONDS)).isTrue();
+                PersistentTtlNode ours = ttlNode(client, "/ttl/ours", 1000, "y");
+                ours.start();
+                await().until(() -> client.checkExists().forPath("/ttl/theirs/touch") != null
+                        && client.checkExists().forPath("/ttl/ours/touch") != null);
+                for (String path : List.of("/ttl/theirs", "/ttl/ours")) {
+                    assertThat(client.getChildren().forPath(path)).containsExactly("touch");
+                }
+                // Curator's touch node holds its client's default data (the local address); Baton's holds none.
+                assertThat(client.getData().forPath("/ttl/ours/touch")).isEmpty();
+            }
+        }
+    }
+
+    @Test
+    void lifecycleAndBadArguments() throws Exception {
+        BatonClient client = newClient();
+        assertThatThrownBy(() -> new PersistentTtlNode(null, "/t", 1, new byte[0]))
+                .isInstanceOf(NullPointerException.class).hasMessageContaining("client");
+        assertThatThrownBy(() -> new PersistentTtlNode(client, "/t", 0, new byte[0]))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("ttlMs").hasMessageContaining("0");
+        assertThatThrownBy(() -> new PersistentTtlNode(client, "/t", 1000, null))
+                .isInstanceOf(NullPointerException.class).hasMessageContaining("initData");
+        assertThatThrownBy(() -> new PersistentTtlNode(client, "t", 1000, new byte[0]))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new PersistentTtlNode(client, "/t", 1000, new byte[0], "a/b", 2))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("a/b");
+        assertThatThrownBy(() -> new PersistentTtlNode(client, "/t", 1000, new byte[0], "touch", 0))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("touchScheduleFactor");
+        PersistentTtlNode node = ttlNode(client, "/ttl/life", 1000, "");
+        node.start();
+        assertThatThrownBy(node::start).isInstanceOf(IllegalStateException.class).hasMessageContaining("STARTED");
+        node.close();
+        node.close();
+        assertThatThrownBy(node::start).isInstanceOf(IllegalStateException.class).hasMessageContaining("CLOSED");
+        assertThat(client.checkExists().forPath("/ttl/life")).isNull();
+    }
+}
