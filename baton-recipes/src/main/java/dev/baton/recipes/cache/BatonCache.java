@@ -108,6 +108,11 @@ import org.slf4j.LoggerFactory;
  * for connection events): they must not block. A listener added with an executor is called on that executor;
  * calls keep their order only if the executor runs tasks in order. All methods are thread-safe; {@link #get},
  * {@link #stream()} and {@link #size()} never block.
+ *
+ * <p>Why one file of some 900 lines: a quarter is the public API's documentation (the builder's options and the
+ * three listener shapes), and the rest is one state machine (load, follow the persistent watch, rebuild after a
+ * session loss) whose event ordering depends on every step sharing one queue of pending reads; the classic
+ * caches ({@code NodeCache}, {@code PathChildrenCache}, {@code TreeCache}) live in their own files over it.
  */
 public final class BatonCache implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(BatonCache.class);

@@ -71,6 +71,9 @@ import org.apache.zookeeper.KeeperException;
  *
  * <p>Thread-safe. No thread of its own; {@link #acquireAsync()} holds no thread while waiting. A holder learns
  * when a lease may be lost or is lost through {@link #getHoldListenable()} and {@link Lease#state()}.
+ *
+ * <p>Why one file of some 530 lines: over a third is the public API's documentation; the waiting itself lives
+ * in the shared {@code LockQueue}.
  */
 public final class InterProcessSemaphoreV2 implements Revocable<Lease> {
     static final String LEASE_PARENT = "leases";
