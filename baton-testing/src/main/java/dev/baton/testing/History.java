@@ -92,6 +92,24 @@ public final class History {
         FAULT_INJECTED,
         /** The fault identified by {@code name} was healed. */
         FAULT_HEALED,
+        /**
+         * Client invoked operation {@code detail} (e.g. {@code "add 1"}, {@code "read"}, {@code "cas 3 4"}) on
+         * object {@code name}, such as a counter; one operation per client and object at a time. See
+         * {@link Checkers#linearizable(String...)}.
+         */
+        OP_INVOKED,
+        /**
+         * The client's operation on {@code name} returned; {@code detail} is {@code "<op> => <result>"}, e.g.
+         * {@code "add 1 => 3 4"} (the value before and after), {@code "read => 4"}, {@code "cas 3 4 => true"}.
+         */
+        OP_OK,
+        /** The client's operation on {@code name} definitely did not take effect; {@code detail} is the operation. */
+        OP_FAILED,
+        /**
+         * The client's operation on {@code name} ended without an answer (e.g. connection loss): it may or may not
+         * have taken effect; {@code detail} is {@code "<op> => <why>"}.
+         */
+        OP_UNKNOWN,
         /** The client is connected to a server (first connection or reconnection). */
         CONNECTED,
         /** The client lost its connection (e.g. {@code SUSPENDED} or {@code LOST}); it is not connected. */
@@ -341,6 +359,52 @@ public final class History {
          */
         public Event itemDropped(String item, String reason) {
             return record(client, Kind.ITEM_DROPPED, item, NO_TOKEN, reason);
+        }
+
+        /**
+         * Records {@link Kind#OP_INVOKED} of {@code operation} on {@code object} (just before sending it).
+         *
+         * @param object the object operated on, e.g. a counter's name
+         * @param operation the operation and its arguments, e.g. {@code "add 1"}, {@code "read"}, {@code "cas 3 4"}
+         * @return the appended event
+         */
+        public Event invoked(String object, String operation) {
+            return record(client, Kind.OP_INVOKED, object, NO_TOKEN, operation);
+        }
+
+        /**
+         * Records {@link Kind#OP_OK}: {@code operation} on {@code object} returned {@code result}.
+         *
+         * @param object the object operated on
+         * @param operation the operation as given to {@link #invoked}
+         * @param result what it returned, e.g. {@code "3 4"} for an add (before and after) or {@code "true"}
+         * @return the appended event
+         */
+        public Event ok(String object, String operation, String result) {
+            return record(client, Kind.OP_OK, object, NO_TOKEN, operation + " => " + result);
+        }
+
+        /**
+         * Records {@link Kind#OP_FAILED}: {@code operation} on {@code object} certainly did not take effect.
+         *
+         * @param object the object operated on
+         * @param operation the operation as given to {@link #invoked}
+         * @return the appended event
+         */
+        public Event failed(String object, String operation) {
+            return record(client, Kind.OP_FAILED, object, NO_TOKEN, operation);
+        }
+
+        /**
+         * Records {@link Kind#OP_UNKNOWN}: {@code operation} on {@code object} ended without an answer.
+         *
+         * @param object the object operated on
+         * @param operation the operation as given to {@link #invoked}
+         * @param reason why the outcome is unknown, e.g. the exception
+         * @return the appended event
+         */
+        public Event unknown(String object, String operation, String reason) {
+            return record(client, Kind.OP_UNKNOWN, object, NO_TOKEN, operation + " => " + reason);
         }
 
         /**
