@@ -187,6 +187,12 @@ public final class Checkers {
      * fresh barrier name per round as the recipes do. The window runs from the round's first call to the early
      * return.
      *
+     * <p>A member that entered a round may leave it without calling {@code leave}: its node goes when its
+     * {@code enter} gives up (a timeout, an interruption, even just as the barrier opened) or its session ends.
+     * So for the leave count a member of the round's {@code enter} is excused if its {@code enter} of that round
+     * never returned, or if it was {@code DISCONNECTED} or {@code PAUSED} after its {@code ENTER_CALLED} (its
+     * session may have ended unbeknownst to it).
+     *
      * @param memberQty the member count of each barrier name
      * @return the checker, named {@code "barrier"}
      */
