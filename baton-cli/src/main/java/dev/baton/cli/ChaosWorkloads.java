@@ -227,7 +227,15 @@ final class ChaosWorkloads {
                     // The deaf variant believes whatever happened to its session: the checkers must catch it.
                     if (believe(name, mutex.fencingToken().orElse(History.NO_TOKEN),
                             deaf ? () -> 1 : () -> mutex.safeFor().toMillis())) {
-                        work();
+                        if (deaf) {
+                            // Long holds, through whatever happens to the session meanwhile: a partition or an
+                            // expiry while it holds leaves it believing after it reconnects, beside the next holder.
+                            for (int i = 0; i < 10 && running; i++) {
+                                pause(100, 400);
+                            }
+                        } else {
+                            work();
+                        }
                     }
                 } finally {
                     letGo();
