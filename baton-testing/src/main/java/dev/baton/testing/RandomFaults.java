@@ -33,8 +33,8 @@ import org.slf4j.LoggerFactory;
  * learns it only when the server drops its connection. A real expiry only happens after the client went without
  * contact for the whole session timeout, by which time it has suspended itself. So for this fault the injector
  * records {@code DISCONNECTED} for the victim just before expiring it: the checkers then treat its belief as they
- * treat a paused or partitioned client's. Likewise it records {@code PAUSED} for a client before it stops it with
- * SIGSTOP and {@code RESUMED} after it lets it go on.
+ * treat a paused or partitioned client's. Likewise it records {@code PAUSED} for a client it stops with SIGSTOP,
+ * once the stop has landed (the client may act until then), and {@code RESUMED} before it sends SIGCONT.
  *
  * <p>Thread-safety: {@link #run} is meant for one thread; {@link #counts()} may be read from any thread.
  */
@@ -323,13 +323,15 @@ public final class RandomFaults {
                 long ms = 300 + random.nextInt((int) (sessionTimeout.toMillis() * 2));
                 injected(id, kind, "SIGSTOP client " + victim.name() + " for " + ms + " ms");
                 History.Recorder recorder = history.recorder(victim.name());
-                recorder.paused();
+                // PAUSED once kill -STOP has returned, RESUMED before kill -CONT is sent: on a busy machine the
+                // kill command takes its time, and the client acts (and stamps its events) until it lands.
                 process.pause();
+                recorder.paused();
                 try {
                     Thread.sleep(ms);
                 } finally {
-                    process.resume();
                     recorder.resumed();
+                    process.resume();
                 }
                 healed(id, "SIGCONT client " + victim.name());
             }
@@ -349,8 +351,8 @@ public final class RandomFaults {
     private void healEverything() {
         for (Target t : targets) {
             t.process().filter(DriverProcess::isPaused).ifPresent(p -> {
-                p.resume();
                 history.recorder(t.name()).resumed();
+                p.resume();
             });
             t.link().heal();
         }
