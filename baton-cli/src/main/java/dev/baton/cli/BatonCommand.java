@@ -15,7 +15,8 @@ import picocli.CommandLine.Spec;
 
 /**
  * The {@code baton} command and its entry point. It only dispatches to its subcommands:
- * {@code demo} ({@link DemoCommand}), {@code inspect} ({@link InspectCommand}) and {@code help}.
+ * {@code demo} ({@link DemoCommand}), {@code inspect} ({@link InspectCommand}), {@code chaos} ({@link ChaosCommand})
+ * and {@code help}.
  *
  * <pre>{@code
  * int exitCode = new CommandLine(new BatonCommand()).execute("demo", "client");
@@ -32,7 +33,7 @@ import picocli.CommandLine.Spec;
         mixinStandardHelpOptions = true,
         versionProvider = BatonCommand.Version.class,
         description = "Distributed coordination on ZooKeeper: recipe demos and live recipe state.",
-        subcommands = {DemoCommand.class, InspectCommand.class, HelpCommand.class})
+        subcommands = {DemoCommand.class, InspectCommand.class, ChaosCommand.class, HelpCommand.class})
 public final class BatonCommand implements Callable<Integer> {
 
     private final PrintStream out;

@@ -40,17 +40,39 @@ final class BarrierChecker implements HistoryChecker {
 
     @Override
     public List<Violation> check(List<Event> events) {
+        // Members whose enter of a round passed: "name client round".
+        Set<String> passed = new HashSet<>();
+        Map<String, Integer> passes = new HashMap<>();
+        for (Event e : events) {
+            if (e.kind() == History.Kind.ENTER_RETURNED) {
+                int round = passes.merge(e.name() + " " + e.client(), 1, Integer::sum) - 1;
+                passed.add(e.name() + " " + e.client() + " " + round);
+            }
+        }
         Map<String, Phase> enter = new HashMap<>();
         Map<String, Phase> leave = new HashMap<>();
+        Map<String, Long> outOfTouch = new HashMap<>(); // client -> seq of its last DISCONNECTED or PAUSED
         List<Violation> out = new ArrayList<>();
         for (Event e : events) {
             switch (e.kind()) {
                 case ENTER_CALLED -> called(enter.computeIfAbsent(e.name(), n -> new Phase()), e);
                 case LEAVE_CALLED -> called(leave.computeIfAbsent(e.name(), n -> new Phase()), e);
-                case ENTER_RETURNED ->
-                        returned(enter.computeIfAbsent(e.name(), n -> new Phase()), e, "enter", events, out);
-                case LEAVE_RETURNED ->
-                        returned(leave.computeIfAbsent(e.name(), n -> new Phase()), e, "leave", events, out);
+                case ENTER_RETURNED -> returned(enter.computeIfAbsent(e.name(), n -> new Phase()), e, "enter",
+                        Set.of(), events, out);
+                case LEAVE_RETURNED -> {
+                    Phase leaving = leave.computeIfAbsent(e.name(), n -> new Phase());
+                    int round = leaving.returns.getOrDefault(e.client(), 0);
+                    Set<String> excused = new HashSet<>();
+                    enter.computeIfAbsent(e.name(), n -> new Phase()).round(round).forEach((member, call) -> {
+                        boolean neverPassed = !passed.contains(e.name() + " " + member + " " + round);
+                        boolean lostTouch = outOfTouch.getOrDefault(member, -1L) > call.seq();
+                        if (neverPassed || lostTouch) {
+                            excused.add(member);
+                        }
+                    });
+                    returned(leaving, e, "leave", excused, events, out);
+                }
+                case DISCONNECTED, PAUSED -> outOfTouch.put(e.client(), e.seq());
                 default -> {
                 }
             }
@@ -63,11 +85,14 @@ final class BarrierChecker implements HistoryChecker {
         phase.round(round).put(e.client(), e);
     }
 
-    private void returned(Phase phase, Event e, String what, List<Event> events, List<Violation> out) {
+    private void returned(Phase phase, Event e, String what, Set<String> excused, List<Event> events,
+            List<Violation> out) {
         int round = phase.returns.merge(e.client(), 1, Integer::sum) - 1;
         int qty = memberQty.applyAsInt(e.name());
         Map<String, Event> callers = phase.round(round);
-        if (callers.size() >= qty) {
+        Set<String> counted = new HashSet<>(callers.keySet());
+        counted.addAll(excused);
+        if (counted.size() >= qty) {
             return;
         }
         long from = callers.values().stream().mapToLong(Event::seq).min().orElse(e.seq());

@@ -187,6 +187,12 @@ public final class Checkers {
      * fresh barrier name per round as the recipes do. The window runs from the round's first call to the early
      * return.
      *
+     * <p>A member that entered a round may leave it without calling {@code leave}: its node goes when its
+     * {@code enter} gives up (a timeout, an interruption, even just as the barrier opened) or its session ends.
+     * So for the leave count a member of the round's {@code enter} is excused if its {@code enter} of that round
+     * never returned, or if it was {@code DISCONNECTED} or {@code PAUSED} after its {@code ENTER_CALLED} (its
+     * session may have ended unbeknownst to it).
+     *
      * @param memberQty the member count of each barrier name
      * @return the checker, named {@code "barrier"}
      */
@@ -229,6 +235,37 @@ public final class Checkers {
      */
     public static HistoryChecker queueExclusive() {
         return new MutualExclusionChecker(DEFAULT_RESUME_GRACE.toNanos(), MutualExclusionChecker.itemExclusion());
+    }
+
+    /**
+     * Linearizability of counters that start at 0: see {@link #linearizable(long, String...)}.
+     *
+     * @param names the objects to check; none: every object with operations in the history
+     * @return the checker, named {@code "linearizable"}
+     */
+    public static HistoryChecker linearizable(String... names) {
+        return linearizable(0, names);
+    }
+
+    /**
+     * Linearizability of counters (distributed atomic longs and integers, shared counts): every operation
+     * ({@code OP_INVOKED} ... {@code OP_OK}/{@code OP_FAILED}/{@code OP_UNKNOWN}, one at a time per client and
+     * object; see {@link History.Recorder#invoked}) appears to take effect at one instant between its invocation
+     * and its return, in an order in which each answer is what one counter would give. Operations, as the
+     * event's detail: {@code read} (answer {@code v}), {@code add d} (answer {@code pre post}), {@code cas e n}
+     * (answer {@code true} or {@code false}), {@code set v}. A failed operation had no effect; one with an unknown
+     * outcome took effect once or not at all, at some point before the same client's next answer on the object.
+     * This is what catches a lost or doubled increment, a stale read, or a compare-and-set that succeeded twice.
+     * It is a Wing–Gong/Lowe search, bounded: a step that would explore more than 200,000 states is reported as a
+     * violation saying so (never a silent pass). One violation per object at most: the first operation that
+     * no order explains, with the operations open at the time.
+     *
+     * @param initialValue the value every counter has before the history (a missing node reads as 0)
+     * @param names the objects to check; none: every object with operations in the history
+     * @return the checker, named {@code "linearizable"}
+     */
+    public static HistoryChecker linearizable(long initialValue, String... names) {
+        return new LinearizabilityChecker(Set.of(names), initialValue);
     }
 
     /**

@@ -37,7 +37,8 @@ import java.util.Objects;
  *   <li>child, at any time, from any thread: {@code EVENT <text>} ({@link #event(String)}).</li>
  * </ul>
  * Commands run one at a time on the thread that called {@link #run()}. Built in: {@code ping} (answers
- * {@code pong}), {@code pid}, {@code quit} (answers, then ends the JVM). When standard input ends (the parent
+ * {@code pong}), {@code pid}, {@code nanotime} (this JVM's {@link System#nanoTime()}, for
+ * {@link DriverProcess#clockOffsetNanos()}), {@code quit} (answers, then ends the JVM). When standard input ends (the parent
  * closed it or died) the JVM ends too, so a driver never outlives its test. Anything else the program writes to
  * {@code System.out} is sent to standard error (the driver's log) instead, to keep the protocol clean.
  *
@@ -70,6 +71,7 @@ public final class DriverMain {
         System.setOut(System.err);
         handlers.put("ping", args -> "pong");
         handlers.put("pid", args -> Long.toString(ProcessHandle.current().pid()));
+        handlers.put("nanotime", args -> Long.toString(System.nanoTime()));
     }
 
     /**

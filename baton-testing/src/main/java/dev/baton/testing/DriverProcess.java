@@ -22,6 +22,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -64,6 +65,7 @@ public final class DriverProcess implements AutoCloseable {
     private final List<String> events = new CopyOnWriteArrayList<>();
     private final Object eventSignal = new Object();
     private final CompletableFuture<Long> ready = new CompletableFuture<>();
+    private final Consumer<String> eventListener;
     private final Object callLock = new Object();
 
     private long sequence;
@@ -75,6 +77,7 @@ public final class DriverProcess implements AutoCloseable {
         this.name = b.name != null ? b.name : "d" + DRIVER_NUMBERS.incrementAndGet();
         this.directory = KitResources.createTempDirectory("baton-driver-");
         this.logFile = directory.resolve("driver.log");
+        this.eventListener = b.eventListener;
         List<String> jvmArgs = new ArrayList<>();
         jvmArgs.add("-Dbaton.kit.driver=" + name);
         jvmArgs.addAll(b.jvmArgs);
@@ -229,6 +232,35 @@ public final class DriverProcess implements AutoCloseable {
     }
 
     /**
+     * Measures how far this JVM's {@link System#nanoTime()} is from the driver's: the value to add to a reading
+     * taken in the driver to place it on this JVM's clock. It asks the driver for its {@code nanotime} a few
+     * times, bracketing each answer with two readings of its own; when a driver's reading falls inside the
+     * bracket both read one clock (as every JVM on Linux does: the machine's {@code CLOCK_MONOTONIC}) and the
+     * answer is 0; otherwise it is the offset of the tightest bracket's midpoint, good to half its width.
+     *
+     * @return the offset in nanoseconds; 0 when both processes read the same monotonic clock
+     * @throws DriverException if the driver does not answer
+     * @throws InterruptedException if interrupted while waiting
+     */
+    public long clockOffsetNanos() throws InterruptedException {
+        long bestWidth = Long.MAX_VALUE;
+        long bestOffset = 0;
+        for (int i = 0; i < 5; i++) {
+            long before = System.nanoTime();
+            long theirs = Long.parseLong(call("nanotime"));
+            long after = System.nanoTime();
+            if (theirs >= before && theirs <= after) {
+                return 0;
+            }
+            if (after - before < bestWidth) {
+                bestWidth = after - before;
+                bestOffset = before + (after - before) / 2 - theirs;
+            }
+        }
+        return bestOffset;
+    }
+
+    /**
      * Every event received so far, in order.
      *
      * @return a snapshot
@@ -373,7 +405,13 @@ public final class DriverProcess implements AutoCloseable {
         try (BufferedReader out = new BufferedReader(
                 new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
             for (String line; (line = out.readLine()) != null; ) {
-                if (line.startsWith("EVENT ")) {
+                if (line.startsWith("EVENT ") && eventListener != null) {
+                    try {
+                        eventListener.accept(line.substring("EVENT ".length()));
+                    } catch (RuntimeException e) {
+                        LOG.warn("event listener of driver {} failed on {}", name, line, e);
+                    }
+                } else if (line.startsWith("EVENT ")) {
                     events.add(line.substring("EVENT ".length()));
                     synchronized (eventSignal) {
                         eventSignal.notifyAll();
@@ -424,6 +462,7 @@ public final class DriverProcess implements AutoCloseable {
         private String classpath;
         private String name;
         private Duration startTimeout = Duration.ofSeconds(60);
+        private Consumer<String> eventListener;
 
         private Builder(String mainClass) {
             this.mainClass = mainClass;
@@ -506,6 +545,20 @@ public final class DriverProcess implements AutoCloseable {
                 throw new IllegalArgumentException("startTimeout must be positive: " + timeout);
             }
             this.startTimeout = timeout;
+            return this;
+        }
+
+        /**
+         * Hands each event ({@code EVENT <text>} line) to {@code listener} on the driver's reader thread, as it
+         * arrives, instead of keeping it: for long runs with many events. {@link #awaitEvent} and
+         * {@link #events()} then see none.
+         *
+         * @param listener called with each event's text; it must be quick and must not call this driver
+         * @return this builder
+         */
+        public Builder eventListener(Consumer<String> listener) {
+            once("eventListener");
+            this.eventListener = Objects.requireNonNull(listener, "listener");
             return this;
         }
 

@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -35,12 +36,20 @@ import java.util.function.Consumer;
  * as the client learns it.
  *
  * <h2>Events from other processes</h2>
- * A driver JVM (a client in its own process, for pauses) keeps its own {@code History}, prints each event with
- * {@link Event#toLine()} on its standard output (see {@link #addListener}), and the test feeds each output line
- * to {@link #recordLine(String)}. The test's history <em>re-stamps</em> such events on receipt: the driver's own
- * sequence number and time are discarded, because the two JVMs share no clock. An event from a driver is thus
- * placed a little later than it happened (the pipe delay); while a driver is paused with SIGSTOP, nothing it
- * prints can arrive, which is why the test records {@link Kind#PAUSED}/{@link Kind#RESUMED} for it itself.
+ * A driver JVM (a client in its own process, for pauses) prints each event with {@link Event#toLine()} on its
+ * standard output. There are two ways to take them in:
+ * <ul>
+ *   <li>{@link #recordLine(String)} <em>re-stamps</em> the event on receipt: it is placed a little later than it
+ *       happened (the pipe delay, which grows when the machine is busy). Good enough for a test that waits for
+ *       each event before causing the next.</li>
+ *   <li>{@link #recordAt} keeps the time at which the driver recorded the event, on a clock both processes share:
+ *       {@link System#nanoTime()} is the machine's monotonic clock on Linux (every JVM of the machine reads the
+ *       same one; {@link DriverProcess#clockOffsetNanos()} checks it, or measures the offset elsewhere). A driver
+ *       stamps each event with its own {@code System.nanoTime()} as it happens, so the order of events from
+ *       several drivers is right even when their lines arrive late or a driver was paused with SIGSTOP right after
+ *       acting. The history then holds events out of time order; check {@link #timeOrdered()}.</li>
+ * </ul>
+ * Either way the test records {@link Kind#PAUSED}/{@link Kind#RESUMED} of a driver itself.
  *
  * <p>Thread-safety: all methods may be called from any thread.
  */
@@ -92,6 +101,24 @@ public final class History {
         FAULT_INJECTED,
         /** The fault identified by {@code name} was healed. */
         FAULT_HEALED,
+        /**
+         * Client invoked operation {@code detail} (e.g. {@code "add 1"}, {@code "read"}, {@code "cas 3 4"}) on
+         * object {@code name}, such as a counter; one operation per client and object at a time. See
+         * {@link Checkers#linearizable(String...)}.
+         */
+        OP_INVOKED,
+        /**
+         * The client's operation on {@code name} returned; {@code detail} is {@code "<op> => <result>"}, e.g.
+         * {@code "add 1 => 3 4"} (the value before and after), {@code "read => 4"}, {@code "cas 3 4 => true"}.
+         */
+        OP_OK,
+        /** The client's operation on {@code name} definitely did not take effect; {@code detail} is the operation. */
+        OP_FAILED,
+        /**
+         * The client's operation on {@code name} ended without an answer (e.g. connection loss): it may or may not
+         * have taken effect; {@code detail} is {@code "<op> => <why>"}.
+         */
+        OP_UNKNOWN,
         /** The client is connected to a server (first connection or reconnection). */
         CONNECTED,
         /** The client lost its connection (e.g. {@code SUSPENDED} or {@code LOST}); it is not connected. */
@@ -344,6 +371,52 @@ public final class History {
         }
 
         /**
+         * Records {@link Kind#OP_INVOKED} of {@code operation} on {@code object} (just before sending it).
+         *
+         * @param object the object operated on, e.g. a counter's name
+         * @param operation the operation and its arguments, e.g. {@code "add 1"}, {@code "read"}, {@code "cas 3 4"}
+         * @return the appended event
+         */
+        public Event invoked(String object, String operation) {
+            return record(client, Kind.OP_INVOKED, object, NO_TOKEN, operation);
+        }
+
+        /**
+         * Records {@link Kind#OP_OK}: {@code operation} on {@code object} returned {@code result}.
+         *
+         * @param object the object operated on
+         * @param operation the operation as given to {@link #invoked}
+         * @param result what it returned, e.g. {@code "3 4"} for an add (before and after) or {@code "true"}
+         * @return the appended event
+         */
+        public Event ok(String object, String operation, String result) {
+            return record(client, Kind.OP_OK, object, NO_TOKEN, operation + " => " + result);
+        }
+
+        /**
+         * Records {@link Kind#OP_FAILED}: {@code operation} on {@code object} certainly did not take effect.
+         *
+         * @param object the object operated on
+         * @param operation the operation as given to {@link #invoked}
+         * @return the appended event
+         */
+        public Event failed(String object, String operation) {
+            return record(client, Kind.OP_FAILED, object, NO_TOKEN, operation);
+        }
+
+        /**
+         * Records {@link Kind#OP_UNKNOWN}: {@code operation} on {@code object} ended without an answer.
+         *
+         * @param object the object operated on
+         * @param operation the operation as given to {@link #invoked}
+         * @param reason why the outcome is unknown, e.g. the exception
+         * @return the appended event
+         */
+        public Event unknown(String object, String operation, String reason) {
+            return record(client, Kind.OP_UNKNOWN, object, NO_TOKEN, operation + " => " + reason);
+        }
+
+        /**
          * Records {@link Kind#CONNECTED}, with e.g. the connection state that caused it.
          *
          * @param detail what caused it, e.g. {@code "RECONNECTED"} ({@code ""} or null if nothing to say)
@@ -395,11 +468,35 @@ public final class History {
     private final long origin;
     private final Object lock = new Object();
     private final List<Event> events = new ArrayList<>();
+    /** The number of events a {@link #streaming} history has forwarded; guarded by {@code lock}. */
+    private long forwarded;
     private final List<Consumer<Event>> listeners = new CopyOnWriteArrayList<>();
+
+    private final boolean retains;
 
     /** Creates an empty history whose clock starts now. */
     public History() {
-        this.origin = System.nanoTime();
+        this(System.nanoTime(), true);
+    }
+
+    private History(long origin, boolean retains) {
+        this.origin = origin;
+        this.retains = retains;
+    }
+
+    /**
+     * A history for a driver process: it keeps no events (so a run of hours costs no memory) but hands each one,
+     * as it is recorded, to {@code sink}, e.g. to print its {@link Event#toLine() line}. Its clock is the raw
+     * {@link System#nanoTime()} (origin 0), so the parent can place each event with {@link #recordAt} at the time
+     * it happened. {@link #events()} is always empty; {@link Event#seq()} still counts the events recorded.
+     *
+     * @param sink called with each event, under the history's lock, in order
+     * @return a new history that forwards and forgets
+     */
+    public static History streaming(Consumer<Event> sink) {
+        History h = new History(0, false);
+        h.addListener(Objects.requireNonNull(sink, "sink"));
+        return h;
     }
 
     /**
@@ -423,11 +520,20 @@ public final class History {
      * @return the appended event
      */
     public Event record(String client, Kind kind, String name, long token, String detail) {
+        return append(false, 0, client, kind, name, token, detail);
+    }
+
+    /** Appends an event stamped now (the clock read under the lock, so that order and time agree) or at a time. */
+    private Event append(boolean at, long nanoTime, String client, Kind kind, String name, long token,
+            String detail) {
         Objects.requireNonNull(kind, "kind");
         Event e;
         synchronized (lock) {
-            e = new Event(events.size(), System.nanoTime() - origin, client, kind, name, token, detail);
-            events.add(e);
+            long time = at ? nanoTime : System.nanoTime();
+            e = new Event(retains ? events.size() : forwarded++, time - origin, client, kind, name, token, detail);
+            if (retains) {
+                events.add(e);
+            }
             // Under the lock, so that listeners (e.g. a driver printing lines) see the history's order.
             for (Consumer<Event> l : listeners) {
                 try {
@@ -483,6 +589,52 @@ public final class History {
      */
     public Optional<Event> recordLine(String line) {
         return parseLine(line).map(e -> record(e.client(), e.kind(), e.name(), e.token(), e.detail()));
+    }
+
+    /**
+     * Appends an event that happened at {@code nanoTime}, a reading of {@link System#nanoTime()} on this machine's
+     * monotonic clock (e.g. taken by a driver process as it acted, and shifted by the driver's
+     * {@link DriverProcess#clockOffsetNanos() clock offset}), rather than now. The event gets the next sequence
+     * number, so {@link #events()} is in order of recording, not of time, once such events come in; use
+     * {@link #timeOrdered()} to check them.
+     *
+     * @param nanoTime when it happened, on this JVM's {@code System.nanoTime()} scale
+     * @param client who the event is about ({@code ""} or null if nobody)
+     * @param kind what happened
+     * @param name what it is about ({@code ""} or null if nothing)
+     * @param token the fencing token or {@link #NO_TOKEN}
+     * @param detail free text ({@code ""} or null if none)
+     * @return the appended event
+     */
+    public Event recordAt(long nanoTime, String client, Kind kind, String name, long token, String detail) {
+        return append(true, nanoTime, client, kind, name, token, detail);
+    }
+
+    /**
+     * Returns a snapshot of the events in order of their time (events with equal times in order of recording),
+     * renumbered from 0 in that order: the view the checkers need once {@link #recordAt} placed events in the
+     * past. Without such events it equals {@link #events()}.
+     *
+     * @return the events by time, with {@link Event#seq()} their position in this list
+     */
+    public List<Event> timeOrdered() {
+        List<Event> sorted = new ArrayList<>(events());
+        sorted.sort(Comparator.comparingLong(Event::nanos).thenComparingLong(Event::seq));
+        List<Event> out = new ArrayList<>(sorted.size());
+        for (Event e : sorted) {
+            out.add(new Event(out.size(), e.nanos(), e.client(), e.kind(), e.name(), e.token(), e.detail()));
+        }
+        return out;
+    }
+
+    /**
+     * Returns the reading of {@link System#nanoTime()} at which this history's clock started: an event's
+     * {@link Event#nanos()} plus this is its time on the machine's monotonic clock.
+     *
+     * @return the origin of this history's clock
+     */
+    public long origin() {
+        return origin;
     }
 
     /**

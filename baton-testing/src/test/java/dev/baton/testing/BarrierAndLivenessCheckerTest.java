@@ -83,6 +83,59 @@ class BarrierAndLivenessCheckerTest {
     }
 
     @Test
+    void aMemberWhoseEnterGaveUpOrWhoLostTouchNeedNotCallLeave() {
+        Script gaveUp = new Script();
+        for (String m : List.of("a", "b", "c")) {
+            gaveUp.at(0, m, ENTER_CALLED, "/b");
+        }
+        gaveUp.at(1, "a", ENTER_RETURNED, "/b").at(1, "b", ENTER_RETURNED, "/b"); // c's enter timed out
+        gaveUp.at(2, "a", LEAVE_CALLED, "/b").at(2, "b", LEAVE_CALLED, "/b");
+        gaveUp.at(3, "a", LEAVE_RETURNED, "/b").at(3, "b", LEAVE_RETURNED, "/b");
+        assertThat(barrier.check(gaveUp.events())).as("c's node went with its enter").isEmpty();
+
+        Script lostTouch = new Script();
+        for (String m : List.of("a", "b", "c")) {
+            lostTouch.at(0, m, ENTER_CALLED, "/b");
+        }
+        for (String m : List.of("a", "b", "c")) {
+            lostTouch.at(1, m, ENTER_RETURNED, "/b");
+        }
+        lostTouch.at(2, "c", DISCONNECTED, "");
+        lostTouch.at(3, "a", LEAVE_CALLED, "/b").at(3, "b", LEAVE_CALLED, "/b");
+        lostTouch.at(4, "a", LEAVE_RETURNED, "/b").at(4, "b", LEAVE_RETURNED, "/b");
+        assertThat(barrier.check(lostTouch.events())).as("c's session may have ended").isEmpty();
+    }
+
+    @Test
+    void aConnectedMemberThatPassedEnterStillCountsForLeave() {
+        Script s = new Script();
+        for (String m : List.of("a", "b", "c")) {
+            s.at(0, m, ENTER_CALLED, "/b");
+        }
+        for (String m : List.of("a", "b", "c")) {
+            s.at(1, m, ENTER_RETURNED, "/b");
+        }
+        s.at(2, "c", DISCONNECTED, "").at(2, "c", CONNECTED, ""); // before its enter call of round 2: no excuse
+        for (String m : List.of("a", "b", "c")) {
+            s.at(3, m, LEAVE_CALLED, "/b");
+        }
+        for (String m : List.of("a", "b", "c")) {
+            s.at(4, m, LEAVE_RETURNED, "/b");
+        }
+        for (String m : List.of("a", "b", "c")) {
+            s.at(5, m, ENTER_CALLED, "/b");
+        }
+        for (String m : List.of("a", "b", "c")) {
+            s.at(6, m, ENTER_RETURNED, "/b");
+        }
+        s.at(7, "a", LEAVE_CALLED, "/b").at(7, "b", LEAVE_CALLED, "/b");
+        s.at(8, "a", LEAVE_RETURNED, "/b"); // c entered round 2, stayed connected, never called leave
+
+        assertThat(barrier.check(s.events())).singleElement()
+                .satisfies(v -> assertThat(v.message()).contains("leave returned", "round 2", "only 2 of 3"));
+    }
+
+    @Test
     void earlyReturnInALaterRoundOfTheSameNameIsReported() {
         Script s = fullRound(new Script(), 0, "/b");
         s.at(10, "a", ENTER_CALLED, "/b").at(11, "b", ENTER_CALLED, "/b").at(12, "b", ENTER_RETURNED, "/b");

@@ -21,6 +21,12 @@ final class Script {
         return at(ms, client, kind, name, History.NO_TOKEN);
     }
 
+    /** Appends an operation event ({@code OP_*}) on {@code object} with {@code detail} at {@code ms} milliseconds. */
+    Script op(long ms, String client, Kind kind, String object, String detail) {
+        events.add(new Event(events.size(), ms * 1_000_000L, client, kind, object, History.NO_TOKEN, detail));
+        return this;
+    }
+
     /** Appends a client-wide event (connection, pause) at {@code ms} milliseconds. */
     Script at(long ms, String client, Kind kind) {
         return at(ms, client, kind, "", History.NO_TOKEN);

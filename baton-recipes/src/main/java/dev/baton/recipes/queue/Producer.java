@@ -50,6 +50,8 @@ final class Producer {
         final byte[] data;
         final CompletableFuture<String> result = new CompletableFuture<>();
         int version;
+        /** The marker it was sent with (its version is that marker's). */
+        String marker;
         /** The failure of its last attempt; null while unanswered or after success. */
         Throwable failure;
 
@@ -60,7 +62,11 @@ final class Producer {
     }
 
     private final BatonClient client;
-    private final String markerPath;
+    private final String queuePath;
+    /** This session's marker; a new session gets a new one (see {@link #createMarker()}). Guarded by this. */
+    private String markerPath;
+    /** Whether a marker was ever created (or tried): the next one needs a fresh name. Guarded by this. */
+    private boolean markerTried;
     // Guarded by this.
     private final ArrayDeque<Put> waiting = new ArrayDeque<>();
     private final ArrayDeque<Put> sent = new ArrayDeque<>();
@@ -76,7 +82,12 @@ final class Producer {
 
     Producer(BatonClient client, String queuePath) {
         this.client = client;
-        this.markerPath = BatonPaths.makePath(queuePath, MARKER_PREFIX + UUID.randomUUID() + MARKER_SUFFIX);
+        this.queuePath = queuePath;
+        this.markerPath = newMarkerPath();
+    }
+
+    private String newMarkerPath() {
+        return BatonPaths.makePath(queuePath, MARKER_PREFIX + UUID.randomUUID() + MARKER_SUFFIX);
     }
 
     /**
@@ -118,6 +129,7 @@ final class Producer {
         while (!waiting.isEmpty()) {
             Put put = waiting.poll();
             put.version = nextVersion++;
+            put.marker = markerPath;
             put.failure = null;
             sent.add(put);
             unanswered++;
@@ -154,33 +166,78 @@ final class Producer {
         }
     }
 
-    /** Creates the marker in the current session, then sends what waits. Holds the lock. */
+    /**
+     * Creates a marker for the current session, then sends what waits. Holds the lock.
+     *
+     * <p>Each session gets a marker of its own name. The last session's marker can outlive it on the servers:
+     * a client that gave its session up while no server could end it (a quorum lost past the session timeout)
+     * opens a new session while the old one, and its marker, live on. Checked against that marker, a put would
+     * be refused by its version, and the resynchronization would then count it as applied. For the same reason
+     * a create answered "exists" (a retried create whose first attempt was applied) is taken only if the node is
+     * this session's, at the version it has.
+     */
     private void createMarker() {
         busy = true;
+        if (markerTried) {
+            markerPath = newMarkerPath();
+        }
+        markerTried = true;
+        String path = markerPath;
         CompletableFuture<String> f;
         try {
-            f = client.create().withMode(CreateMode.EPHEMERAL).forPathAsync(markerPath);
+            f = client.create().withMode(CreateMode.EPHEMERAL).forPathAsync(path);
         } catch (RuntimeException e) {
             f = CompletableFuture.failedFuture(e);
         }
         f.whenComplete((created, error) -> {
-            List<Put> failedPuts = new ArrayList<>();
-            synchronized (this) {
-                busy = false;
-                if (error == null || Failures.code(error) == KeeperException.Code.NODEEXISTS) {
-                    // Answered just now, so the handle's session is the one that owns the marker.
-                    markerSession = rawSession();
-                    nextVersion = 0;
-                } else {
-                    failedPuts.addAll(waiting);
-                    waiting.clear();
-                }
-                if (failedPuts.isEmpty()) {
-                    pump();
+            if (error != null && Failures.code(error) == KeeperException.Code.NODEEXISTS) {
+                adoptMarker(path);
+            } else {
+                // Answered just now, so the handle's session is the one that owns the marker.
+                markerReady(0, error);
+            }
+        });
+    }
+
+    /** The marker's create said it exists: takes it if this session owns it, else makes another. */
+    private void adoptMarker(String path) {
+        CompletableFuture<Stat> f;
+        try {
+            f = client.checkExists().forPathAsync(path);
+        } catch (RuntimeException e) {
+            f = CompletableFuture.failedFuture(e);
+        }
+        f.whenComplete((stat, error) -> {
+            if (error != null) {
+                markerReady(0, error);
+            } else if (stat != null && stat.getEphemeralOwner() == rawSession()) {
+                markerReady(stat.getVersion(), null);
+            } else {
+                synchronized (this) {
+                    busy = false;
+                    pump(); // another session's (or gone since): a marker of a fresh name
                 }
             }
-            failedPuts.forEach(p -> complete(p, null, error));
         });
+    }
+
+    /** The marker exists at {@code version} in the current session (or could not be made): sends what waits. */
+    private void markerReady(int version, Throwable error) {
+        List<Put> failedPuts = new ArrayList<>();
+        synchronized (this) {
+            busy = false;
+            if (error == null) {
+                markerSession = rawSession();
+                nextVersion = version;
+            } else {
+                failedPuts.addAll(waiting);
+                waiting.clear();
+            }
+            if (failedPuts.isEmpty()) {
+                pump();
+            }
+        }
+        failedPuts.forEach(p -> complete(p, null, error));
     }
 
     /**
@@ -223,12 +280,14 @@ final class Producer {
                     if (put.failure == null) {
                         continue; // answered with success already (cannot happen: sent holds only failures)
                     }
-                    if (known && put.version < version) {
+                    // A put sent with an earlier session's marker: that marker's version says nothing of it.
+                    boolean current = put.marker.equals(markerPath);
+                    if (known && current && put.version < version) {
                         applied.add(put);
-                    } else if (isMarkerFailure(put.failure)) {
+                    } else if (isMarkerFailure(put)) {
                         again.add(put); // refused by the marker's check: not applied
                     } else if (Failures.isConnectionProblem(put.failure)) {
-                        (known ? again : lost).add(put); // lost: the session ended with it unanswered
+                        (known && current ? again : lost).add(put); // lost: the session ended with it unanswered
                     } else {
                         lost.add(put); // failed for a reason of its own, e.g. the queue path is gone
                     }
@@ -285,11 +344,11 @@ final class Producer {
     }
 
     /** True if a put's transaction failed on the marker: a wrong version, or the marker gone with its session. */
-    private boolean isMarkerFailure(Throwable failure) {
-        KeeperException.Code code = Failures.code(failure);
+    private static boolean isMarkerFailure(Put put) {
+        KeeperException.Code code = Failures.code(put.failure);
         return code == KeeperException.Code.BADVERSION
-                || code == KeeperException.Code.NONODE && failure instanceof KeeperException ke
-                        && markerPath.equals(ke.getPath());
+                || code == KeeperException.Code.NONODE && put.failure instanceof KeeperException ke
+                        && put.marker.equals(ke.getPath());
     }
 
     /** Waits until no put is outstanding. */
@@ -309,20 +368,22 @@ final class Producer {
     void close() {
         List<Put> dropped;
         boolean hadMarker;
+        String path;
         synchronized (this) {
             closed = true;
             dropped = new ArrayList<>(waiting);
             waiting.clear();
             hadMarker = markerSession != 0;
+            path = markerPath;
         }
         dropped.forEach(p -> complete(p, null, new IllegalStateException("the queue is closed")));
         if (hadMarker && client.getState() == BatonClient.State.STARTED) {
-            client.delete().guaranteed().quietly().forPathAsync(markerPath).exceptionally(e -> null);
+            client.delete().guaranteed().quietly().forPathAsync(path).exceptionally(e -> null);
         }
     }
 
     /** @return the marker's path */
-    String markerPath() {
+    synchronized String markerPath() {
         return markerPath;
     }
 }

@@ -281,4 +281,58 @@ class QueueFaultsTest {
                 .filter(e -> e.kind() == History.Kind.ITEM_DONE).count() >= 200);
         assertThat(history.events().stream().filter(e -> e.kind() == History.Kind.ITEM_PUT).count()).isEqualTo(200);
     }
+
+    /**
+     * Found by {@code baton chaos --recipe queue --seed 1}: with the quorum lost past the producer's session, the
+     * client gave up its session and opened a new one while the old one (and with it the producer's marker)
+     * still lived on the servers. The marker's create answered "exists", the producer took that marker for its
+     * own at version 0, and a put refused by the marker's version check was then counted as applied: put
+     * returned, and the item was never in the queue.
+     */
+    @Test
+    void quorumLostPastTheProducersSessionLosesNoPut() throws Exception {
+        exactlyOnce = true;
+        String path = "/faults/queue-new-session";
+        ClientLink link = zk.newClientLink();
+        open.add(link);
+        History.Recorder recorder = history.recorder("producer");
+        BatonClient client = FaultClients.open(link, Duration.ofSeconds(8), recorder);
+        open.add(client);
+        DistributedQueue<String> producer = QueueBuilder.builder(client, null, Queues.STRINGS, path)
+                .putInBackground(false).buildQueue();
+        producer.start();
+        open.add(producer);
+        for (int i = 0; i < 3; i++) {
+            producer.put("before-" + i);
+            recorder.itemPut("before-" + i);
+        }
+        long oldSession = client.getZooKeeper().getSessionId();
+
+        zk.ensemble().loseQuorum(); // no leader: no session can end on the servers
+        await().atMost(Duration.ofSeconds(60)).until(() -> history.events().stream().anyMatch(e ->
+                e.client().equals("producer") && e.kind() == History.Kind.DISCONNECTED && e.detail().equals("LOST")));
+        zk.ensemble().regainQuorum();
+        assertThat(client.blockUntilConnected(60, TimeUnit.SECONDS)).isTrue();
+        assertThat(client.getZooKeeper().getSessionId()).isNotEqualTo(oldSession);
+        // The old session lives on (a new leader gives every session its whole timeout again): so does its marker.
+        assertThat(client.getChildren().forPath(path).stream().filter(n -> n.startsWith("_producer-"))
+                .map(n -> ownerOf(client, path + "/" + n))).contains(oldSession);
+
+        for (int i = 0; i < 3; i++) {
+            producer.put("after-" + i);
+            recorder.itemPut("after-" + i);
+        }
+        new Consumer("consumer", path, false);
+        await().atMost(Duration.ofSeconds(60)).until(() -> history.events().stream()
+                .filter(e -> e.kind() == History.Kind.ITEM_DONE).count() >= 6);
+    }
+
+    private static long ownerOf(BatonClient client, String node) {
+        try {
+            org.apache.zookeeper.data.Stat stat = client.checkExists().forPath(node);
+            return stat == null ? 0 : stat.getEphemeralOwner();
+        } catch (Exception e) {
+            throw new AssertionError(e);
+        }
+    }
 }

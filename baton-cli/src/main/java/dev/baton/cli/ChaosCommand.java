@@ -1,0 +1,156 @@
+package dev.baton.cli;
+
+import dev.baton.testing.RandomFaults.FaultKind;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code baton chaos --recipe NAME[,NAME] --duration 10m [--clients N] [--seed S]}: the random-fault run of
+ * {@link ChaosRun} against three separate-process ZooKeeper servers on loopback ports. Prints each fault as it is
+ * injected and healed, then each recipe's verdict with what was checked, the faults by kind, and every violation
+ * with its history excerpt. Exit codes: 0 when every checker passed, 1 when one found a violation or the run
+ * failed, 2 for a bad option. The seed replays the fault schedule.
+ */
+@Command(name = "chaos",
+        sortOptions = false,
+        description = {"Run recipes under random faults (server kills, partitions, pauses, session expiry,",
+                "quorum loss) on three separate-process servers, then check the histories."})
+final class ChaosCommand implements Callable<Integer> {
+
+    private static final Pattern SIMPLE_DURATION = Pattern.compile("(\\d+)\\s*(ms|s|m|h)");
+
+    @ParentCommand
+    private BatonCommand parent;
+
+    @Spec
+    private CommandSpec spec;
+
+    @Option(names = "--recipe", paramLabel = "NAME[,NAME]", defaultValue = "all",
+            description = {"Recipes to run (default: ${DEFAULT-VALUE}): mutex, rwlock, semaphore, latch, selector,",
+                    "double-barrier, atomic-long, atomic-long-locked, shared-count, queue; broken-counter and",
+                    "deaf-mutex are broken on purpose, to see the checkers fail."})
+    private String recipes;
+
+    @Option(names = "--duration", paramLabel = "TIME", defaultValue = "10m",
+            description = "How long faults go on: 90s, 10m, 2h (default: ${DEFAULT-VALUE}).")
+    private String duration;
+
+    @Option(names = "--clients", paramLabel = "N", defaultValue = "5",
+            description = "Client processes, each running every recipe (default: ${DEFAULT-VALUE}).")
+    private int clients;
+
+    @Option(names = "--seed", paramLabel = "S", description = "Seed of the fault schedule (default: random).")
+    private Long seed;
+
+    @Option(names = "--session-timeout", paramLabel = "TIME", defaultValue = "4s",
+            description = "The clients' session timeout (default: ${DEFAULT-VALUE}).")
+    private String sessionTimeout;
+
+    @Option(names = "--faults", paramLabel = "KIND[,KIND]", defaultValue = "all",
+            description = {"Fault kinds to draw from (default: ${DEFAULT-VALUE}): kill, kill-leader, partition,",
+                    "isolate, partition-peers, expire, pause-server, pause-client, quorum."})
+    private String faults;
+
+    @Option(names = "--history", paramLabel = "FILE",
+            description = "Write the checked history to this file, each client's log next to it.")
+    private Path historyFile;
+
+    @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help and exit.")
+    private boolean help;
+
+    /**
+     * Runs the chaos run and prints its verdict.
+     *
+     * @return 0 if every checker passed, 1 otherwise, 2 for a bad option
+     */
+    @Override
+    public Integer call() {
+        ChaosRun.Settings settings;
+        try {
+            settings = settings();
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+        }
+        try {
+            ChaosRun.Report report = new ChaosRun(settings, parent.out()).run(historyFile);
+            ChaosRun.print(report, parent.out());
+            parent.out().println("replay: baton chaos --recipe " + String.join(",", settings.recipes().stream()
+                    .map(ChaosRecipe::id).toList()) + " --duration " + duration + " --clients " + clients
+                    + " --seed " + settings.seed());
+            return report.passed() ? CommandLine.ExitCode.OK : CommandLine.ExitCode.SOFTWARE;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            parent.err().println("baton chaos: interrupted");
+        } catch (RuntimeException e) {
+            parent.err().println("baton chaos failed: " + e);
+            e.printStackTrace(parent.err());
+        }
+        return CommandLine.ExitCode.SOFTWARE;
+    }
+
+    ChaosRun.Settings settings() {
+        List<ChaosRecipe> chosen = ChaosRecipe.parseList(recipes);
+        Duration length = parseDuration(duration, "--duration");
+        Duration session = parseDuration(sessionTimeout, "--session-timeout");
+        if (clients < 2 || clients > 20) {
+            throw new IllegalArgumentException("--clients must be between 2 and 20, was " + clients);
+        }
+        if (session.toMillis() < 2_000 || session.toMillis() > 60_000) {
+            throw new IllegalArgumentException("--session-timeout must be between 2s and 60s, was " + sessionTimeout);
+        }
+        Set<FaultKind> mix = new LinkedHashSet<>();
+        for (String word : faults.split(",")) {
+            if (word.strip().equalsIgnoreCase("all")) {
+                mix.addAll(List.of(FaultKind.values()));
+            } else if (!word.isBlank()) {
+                mix.add(FaultKind.parse(word));
+            }
+        }
+        if (mix.isEmpty()) {
+            throw new IllegalArgumentException("--faults names no fault kind: '" + faults + "'");
+        }
+        long s = seed != null ? seed : ThreadLocalRandom.current().nextLong();
+        return new ChaosRun.Settings(chosen, length, clients, s, session, new ArrayList<>(mix));
+    }
+
+    /** Parses {@code 500ms}, {@code 30s}, {@code 10m}, {@code 1h} or ISO-8601 ({@code PT30S}). */
+    static Duration parseDuration(String text, String option) {
+        String t = text.strip().toLowerCase(Locale.ROOT);
+        Matcher m = SIMPLE_DURATION.matcher(t);
+        Duration d;
+        if (m.matches()) {
+            long n = Long.parseLong(m.group(1));
+            d = switch (m.group(2)) {
+                case "ms" -> Duration.ofMillis(n);
+                case "s" -> Duration.ofSeconds(n);
+                case "m" -> Duration.ofMinutes(n);
+                default -> Duration.ofHours(n);
+            };
+        } else {
+            try {
+                d = Duration.parse(text.strip().toUpperCase(Locale.ROOT));
+            } catch (java.time.format.DateTimeParseException e) {
+                throw new IllegalArgumentException(option + " must look like 90s, 10m or 1h, was '" + text + "'");
+            }
+        }
+        if (d.isNegative() || d.isZero()) {
+            throw new IllegalArgumentException(option + " must be positive, was '" + text + "'");
+        }
+        return d;
+    }
+}

@@ -1,0 +1,75 @@
+package dev.baton.cli;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+
+/**
+ * The recipes {@code baton chaos} runs, by the names users type ({@code --recipe mutex,queue}; {@code all} for
+ * every real one). Two deliberately broken variants exist for the checkers' self-test; {@code all} leaves them
+ * out.
+ */
+enum ChaosRecipe {
+    MUTEX("mutex", false),
+    RWLOCK("rwlock", false),
+    SEMAPHORE("semaphore", false),
+    LATCH("latch", false),
+    SELECTOR("selector", false),
+    DOUBLE_BARRIER("double-barrier", false),
+    ATOMIC_LONG("atomic-long", false),
+    ATOMIC_LONG_LOCKED("atomic-long-locked", false),
+    SHARED_COUNT("shared-count", false),
+    QUEUE("queue", false),
+    /** A counter that writes without a version: loses increments; the linearizability checker must say so. */
+    BROKEN_COUNTER("broken-counter", true),
+    /** A mutex holder that ignores what its lock tells it (no session check): mutual exclusion must fail. */
+    DEAF_MUTEX("deaf-mutex", true);
+
+    private final String id;
+    private final boolean broken;
+
+    ChaosRecipe(String id, boolean broken) {
+        this.id = id;
+        this.broken = broken;
+    }
+
+    /** Returns the name users type, also the name of its znodes and of its keys in the history. */
+    String id() {
+        return id;
+    }
+
+    /** Returns true for a deliberately broken variant. */
+    boolean broken() {
+        return broken;
+    }
+
+    /** Parses {@code a,b,c} ({@code all}: every real recipe), keeping the order given and dropping repeats. */
+    static List<ChaosRecipe> parseList(String text) {
+        Set<ChaosRecipe> out = new LinkedHashSet<>();
+        for (String word : text.split(",")) {
+            String w = word.strip().toLowerCase(Locale.ROOT);
+            if (w.isEmpty()) {
+                continue;
+            }
+            if (w.equals("all")) {
+                Arrays.stream(values()).filter(r -> !r.broken).forEach(out::add);
+                continue;
+            }
+            out.add(Arrays.stream(values()).filter(r -> r.id.equals(w)).findFirst()
+                    .orElseThrow(() -> new IllegalArgumentException("unknown recipe '" + word.strip() + "'; known: all, "
+                            + String.join(", ", ids()))));
+        }
+        if (out.isEmpty()) {
+            throw new IllegalArgumentException("no recipe named in '" + text + "'");
+        }
+        return new ArrayList<>(out);
+    }
+
+    /** Every recipe name, broken variants last. */
+    static List<String> ids() {
+        return Arrays.stream(values()).map(ChaosRecipe::id).toList();
+    }
+}

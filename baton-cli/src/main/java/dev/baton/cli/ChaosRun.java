@@ -1,0 +1,425 @@
+package dev.baton.cli;
+
+import dev.baton.testing.Checkers;
+import dev.baton.testing.ClientLink;
+import dev.baton.testing.DriverProcess;
+import dev.baton.testing.History;
+import dev.baton.testing.History.Event;
+import dev.baton.testing.History.Kind;
+import dev.baton.testing.HistoryChecker;
+import dev.baton.testing.RandomFaults;
+import dev.baton.testing.RandomFaults.FaultKind;
+import dev.baton.testing.Violation;
+import dev.baton.testing.ZooKeeperEnsemble;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+
+/**
+ * A Jepsen-style run of Baton's real recipes: a 3-server ensemble of separate JVMs, {@code clients} client JVMs
+ * ({@link ChaosClient}, each running every chosen recipe behind its own proxies), random faults from
+ * {@link RandomFaults} (server kills and leader kills, client and server partitions, server and client SIGSTOP,
+ * session expiry, quorum loss), then the history checkers per recipe.
+ *
+ * <h2>Time</h2>
+ * Each client stamps its events with its own {@link System#nanoTime()} as they happen; this process measures
+ * each client's clock offset once (zero on Linux, where every JVM reads the machine's monotonic clock) and places
+ * the events with {@link History#recordAt} at the time they happened. Faults, pauses and resumes are recorded
+ * here, on the same clock. The checkers read {@link History#timeOrdered()}, so a line that arrives late (a busy
+ * machine, a client stopped right after it acted) is still in its place, and client pauses belong in the run.
+ *
+ * <h2>Phases</h2>
+ * Start everything; faults for the given time (all healed at the end); a quiet spell of the liveness bound, so
+ * that the last heal is checked; {@code finish} (producers stop, counters read once more); the queue drains;
+ * {@code stop}; check.
+ *
+ * <p>Not thread-safe: one run per instance.
+ */
+final class ChaosRun {
+
+    /**
+     * What to run.
+     *
+     * @param recipes the recipes, all in every client
+     * @param duration how long faults go on
+     * @param clients how many client processes
+     * @param seed the fault schedule's seed (and the workloads')
+     * @param sessionTimeout the clients' session timeout
+     * @param mix the fault kinds drawn from
+     */
+    record Settings(List<ChaosRecipe> recipes, Duration duration, int clients, long seed, Duration sessionTimeout,
+            List<FaultKind> mix) {
+    }
+
+    /**
+     * What a run found.
+     *
+     * @param verdicts per recipe, the checkers run and their violations
+     * @param faults faults injected, by kind
+     * @param counts what was checked: operations, acquisitions, rounds, items, by recipe
+     * @param events how many events the history holds
+     * @param historyFile where the history was written, if it was
+     */
+    record Report(Map<ChaosRecipe, Verdict> verdicts, Map<FaultKind, Integer> faults, Map<ChaosRecipe, String> counts,
+            int events, Optional<Path> historyFile) {
+
+        /** Returns every violation, of every recipe. */
+        List<Violation> violations() {
+            return verdicts.values().stream().flatMap(v -> v.violations().stream()).toList();
+        }
+
+        /** Returns true when every checker passed. */
+        boolean passed() {
+            return violations().isEmpty();
+        }
+    }
+
+    /**
+     * One recipe's checkers and what they found.
+     *
+     * @param checkers the names of the checkers run
+     * @param violations what they found
+     */
+    record Verdict(List<String> checkers, List<Violation> violations) {
+    }
+
+    /**
+     * A system property whose value (space-separated) is added to each client JVM's arguments, e.g.
+     * {@code -Dorg.slf4j.simpleLogger.log.dev.baton.recipes.queue=debug} to see a recipe's decisions in the logs
+     * kept next to the history.
+     */
+    static final String CLIENT_JVM_ARGS = "baton.chaos.clientJvmArgs";
+
+    private final Settings settings;
+    private final PrintStream out;
+    private final History history = new History();
+    private final long started = System.nanoTime();
+
+    ChaosRun(Settings settings, PrintStream out) {
+        this.settings = settings;
+        this.out = out;
+    }
+
+    /** The liveness bound: a holder again within the session timeout plus this much after the last heal. */
+    private Duration livenessBound() {
+        return settings.sessionTimeout().plusSeconds(10);
+    }
+
+    Report run(Path historyFile) throws InterruptedException {
+        say("chaos: " + ids(settings.recipes()) + ", " + settings.clients() + " client processes, 3 servers, session "
+                + settings.sessionTimeout().toMillis() + " ms, faults for " + human(settings.duration()) + ", seed "
+                + settings.seed());
+        List<Client> clients = new ArrayList<>();
+        Map<FaultKind, Integer> faultCounts;
+        ScheduledExecutorService ticker = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "baton-chaos-progress");
+            t.setDaemon(true);
+            return t;
+        });
+        // One thread per client for the calls made to all at once (the common pool may have a single thread).
+        ExecutorService perClient = Executors.newCachedThreadPool(r -> {
+            Thread t = new Thread(r, "baton-chaos-call");
+            t.setDaemon(true);
+            return t;
+        });
+        try (ZooKeeperEnsemble ensemble = ZooKeeperEnsemble.builder().servers(3).proxies(true).build().start()) {
+            try {
+                say("ensemble up: " + ensemble.connectString() + ", leader server " + ensemble.awaitLeader(
+                        Duration.ofSeconds(60)));
+                Random seeds = new Random(settings.seed());
+                // All at once: a JVM's start is mostly waiting, and a run of many clients would wait long.
+                List<CompletableFuture<Client>> starting = new ArrayList<>();
+                for (int i = 1; i <= settings.clients(); i++) {
+                    String name = "c" + i;
+                    ClientLink link = ensemble.newClientLink();
+                    long seed = seeds.nextLong();
+                    starting.add(CompletableFuture.supplyAsync(() -> {
+                        try {
+                            return startClient(name, link, seed);
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                            throw new CompletionException(e);
+                        }
+                    }, perClient));
+                }
+                RuntimeException failed = null;
+                for (CompletableFuture<Client> f : starting) {
+                    try {
+                        clients.add(f.join());
+                    } catch (CompletionException e) {
+                        failed = failed != null ? failed : new IllegalStateException("a client did not start: "
+                                + e.getCause(), e.getCause());
+                    }
+                }
+                if (failed != null) {
+                    throw failed; // the finally below closes those that did start
+                }
+                say(settings.clients() + " clients started; faults begin");
+                history.note("faults begin");
+                RandomFaults faults = new RandomFaults(ensemble, clients, history, settings.seed(), settings.mix(),
+                        settings.sessionTimeout());
+                faults.announceTo(this::say);
+                ticker.scheduleAtFixedRate(() -> say("progress: " + faults.faults() + " faults, " + history.size()
+                        + " events"), 60, 60, TimeUnit.SECONDS);
+                faults.run(settings.duration());
+                faultCounts = faults.counts();
+                history.note("faults over, all healed");
+                say("faults over (" + faults.faults() + "), all healed; " + human(livenessBound())
+                        + " of quiet for the liveness check");
+                Thread.sleep(livenessBound().toMillis()); // the run's length, not a wait for a condition
+                // All at once: a barrier round in progress needs every member to finish it.
+                List<CompletableFuture<Void>> finishing = new ArrayList<>();
+                for (Client c : clients) {
+                    finishing.add(CompletableFuture.runAsync(() -> {
+                        try {
+                            c.driver.call(Duration.ofSeconds(120), "finish");
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        }
+                    }, perClient));
+                }
+                finishing.forEach(CompletableFuture::join);
+                if (!awaitQueueDrained()) {
+                    say("the queue did not drain: " + clients.get(0).driver.call("queue-left"));
+                }
+                for (Client c : clients) {
+                    c.driver.call(Duration.ofSeconds(120), "stop");
+                }
+            } finally {
+                ticker.shutdownNow();
+                perClient.shutdownNow();
+                if (historyFile != null) {
+                    // Next to the history: what each client process logged, for a violation's post-mortem.
+                    for (Client c : clients) {
+                        try {
+                            c.driver.copyLogTo(historyFile.resolveSibling(historyFile.getFileName() + "." + c.name
+                                    + ".log"));
+                        } catch (java.io.UncheckedIOException e) {
+                            say("cannot keep the log of " + c.name + ": " + e.getMessage());
+                        }
+                    }
+                }
+                clients.forEach(c -> c.driver.close());
+            }
+        }
+        List<Event> events = history.timeOrdered();
+        Optional<Path> written = Optional.empty();
+        if (historyFile != null) {
+            try {
+                Path parent = historyFile.toAbsolutePath().getParent();
+                if (parent != null) {
+                    Files.createDirectories(parent);
+                }
+                Files.writeString(historyFile, History.format(events, Set.of()));
+                written = Optional.of(historyFile);
+            } catch (java.io.IOException e) {
+                say("cannot write the history to " + historyFile + ": " + e.getMessage());
+            }
+        }
+        Map<ChaosRecipe, Verdict> verdicts = new LinkedHashMap<>();
+        Map<ChaosRecipe, String> counts = new LinkedHashMap<>();
+        for (ChaosRecipe recipe : settings.recipes()) {
+            List<Event> mine = eventsOf(recipe, events);
+            List<HistoryChecker> checkers = checkersFor(recipe);
+            List<Violation> violations = Checkers.check(mine, checkers.toArray(HistoryChecker[]::new));
+            verdicts.put(recipe, new Verdict(checkers.stream().map(HistoryChecker::name).toList(), violations));
+            counts.put(recipe, count(recipe, mine));
+        }
+        return new Report(verdicts, faultCounts, counts, events.size(), written);
+    }
+
+    /** A client process and its link; a fault target. */
+    private record Client(String name, ClientLink link, DriverProcess driver) implements RandomFaults.Target {
+        @Override
+        public Optional<RandomFaults.Session> session() throws InterruptedException {
+            String answer = driver.call("session");
+            if (answer.equals("none")) {
+                return Optional.empty();
+            }
+            String[] w = answer.split(" ");
+            return Optional.of(new RandomFaults.Session(Long.parseLong(w[0]), HexFormat.of().parseHex(w[1])));
+        }
+
+        @Override
+        public Optional<DriverProcess> process() {
+            return Optional.of(driver);
+        }
+    }
+
+    private Client startClient(String name, ClientLink link, long seed) throws InterruptedException {
+        long[] offset = {0};
+        String extra = System.getProperty(CLIENT_JVM_ARGS, "").strip();
+        DriverProcess driver = DriverProcess.builder(ChaosClient.class).name(name).heap("192m")
+                .jvmArgs(extra.isEmpty() ? new String[0] : extra.split("\\s+"))
+                .eventListener(line -> History.parseLine(line).ifPresent(e -> history.recordAt(e.nanos() + offset[0],
+                        e.client(), e.kind(), e.name(), e.token(), e.detail())))
+                .start();
+        try {
+            offset[0] = driver.clockOffsetNanos();
+            if (offset[0] != 0) {
+                say(name + ": its clock is " + offset[0] + " ns off ours; events are shifted by that");
+            }
+            driver.call(Duration.ofSeconds(90), "start", link.connectString(),
+                    Long.toString(settings.sessionTimeout().toMillis()), ids(settings.recipes()),
+                    Integer.toString(settings.clients()), Long.toString(seed), name);
+        } catch (RuntimeException | InterruptedException e) {
+            driver.close();
+            throw e;
+        }
+        return new Client(name, link, driver);
+    }
+
+    /** Waits until every item put was consumed to the end, up to a minute (the checker reports what is missing). */
+    private boolean awaitQueueDrained() throws InterruptedException {
+        if (!settings.recipes().contains(ChaosRecipe.QUEUE)) {
+            return true;
+        }
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (System.nanoTime() < deadline) {
+            Set<String> open = new HashSet<>();
+            for (Event e : history.events()) {
+                if (e.kind() == Kind.ITEM_PUT) {
+                    open.add(e.name());
+                }
+            }
+            for (Event e : history.events()) {
+                if (e.kind() == Kind.ITEM_DONE) {
+                    open.remove(e.name());
+                }
+            }
+            if (open.isEmpty()) {
+                return true;
+            }
+            Thread.sleep(500); // polling the history; the checker decides
+        }
+        return false;
+    }
+
+    private List<HistoryChecker> checkersFor(ChaosRecipe recipe) {
+        String id = recipe.id();
+        Duration bound = livenessBound();
+        return switch (recipe) {
+            case MUTEX -> List.of(Checkers.mutualExclusion(), Checkers.fencingTokensIncrease(id),
+                    Checkers.liveness(bound, id));
+            case DEAF_MUTEX -> List.of(Checkers.mutualExclusion(), Checkers.fencingTokensIncrease(id));
+            case RWLOCK -> List.of(Checkers.readWriteExclusion(ChaosWorkloads.ReadWriteWorkload.WRITE,
+                    ChaosWorkloads.ReadWriteWorkload.READ),
+                    Checkers.fencingTokensIncrease(ChaosWorkloads.ReadWriteWorkload.WRITE));
+            case SEMAPHORE -> List.of(Checkers.atMostHolders(ChaosWorkloads.SemaphoreWorkload.MAX_LEASES));
+            case LATCH, SELECTOR -> List.of(Checkers.mutualExclusion(), Checkers.fencingTokensIncrease(id),
+                    Checkers.liveness(bound, id));
+            case DOUBLE_BARRIER -> List.of(Checkers.barrier(settings.clients()));
+            case ATOMIC_LONG, ATOMIC_LONG_LOCKED, SHARED_COUNT, BROKEN_COUNTER -> List.of(Checkers.linearizable(id));
+            case QUEUE -> List.of(Checkers.queueNothingLost(), Checkers.queueExclusive());
+        };
+    }
+
+    /** The recipe's own events, with the faults and every client's connection and pause events. */
+    private static List<Event> eventsOf(ChaosRecipe recipe, List<Event> events) {
+        Predicate<Event> own = ownEvent(recipe);
+        List<Event> out = new ArrayList<>();
+        for (Event e : events) {
+            switch (e.kind()) {
+                case CONNECTED, DISCONNECTED, PAUSED, RESUMED, FAULT_INJECTED, FAULT_HEALED -> out.add(e);
+                default -> {
+                    if (own.test(e)) {
+                        out.add(e);
+                    }
+                }
+            }
+        }
+        return out;
+    }
+
+    private static Predicate<Event> ownEvent(ChaosRecipe recipe) {
+        String id = recipe.id();
+        return switch (recipe) {
+            case RWLOCK -> e -> e.name().equals(ChaosWorkloads.ReadWriteWorkload.WRITE)
+                    || e.name().equals(ChaosWorkloads.ReadWriteWorkload.READ);
+            case DOUBLE_BARRIER -> e -> e.name().startsWith(id + "-");
+            case QUEUE -> e -> e.kind().name().startsWith("ITEM_");
+            default -> e -> e.name().equals(id);
+        };
+    }
+
+    /** What was checked for a recipe, in words. */
+    private static String count(ChaosRecipe recipe, List<Event> mine) {
+        Map<Kind, Integer> n = new LinkedHashMap<>();
+        for (Event e : mine) {
+            n.merge(e.kind(), 1, Integer::sum);
+        }
+        return switch (recipe) {
+            case MUTEX, DEAF_MUTEX, RWLOCK, SEMAPHORE -> n.getOrDefault(Kind.ACQUIRED, 0) + " acquisitions, "
+                    + n.getOrDefault(Kind.LOST, 0) + " losses told";
+            case LATCH, SELECTOR -> n.getOrDefault(Kind.BECAME_LEADER, 0) + " leaderships, "
+                    + n.getOrDefault(Kind.LOST_LEADERSHIP, 0) + " ended";
+            case DOUBLE_BARRIER -> n.getOrDefault(Kind.ENTER_RETURNED, 0) + " enters passed, "
+                    + n.getOrDefault(Kind.LEAVE_RETURNED, 0) + " leaves passed, "
+                    + n.getOrDefault(Kind.ENTER_CALLED, 0) + " enters called";
+            case ATOMIC_LONG, ATOMIC_LONG_LOCKED, SHARED_COUNT, BROKEN_COUNTER -> n.getOrDefault(Kind.OP_INVOKED, 0)
+                    + " operations (" + n.getOrDefault(Kind.OP_OK, 0) + " ok, " + n.getOrDefault(Kind.OP_FAILED, 0)
+                    + " failed, " + n.getOrDefault(Kind.OP_UNKNOWN, 0) + " unknown)";
+            case QUEUE -> n.getOrDefault(Kind.ITEM_PUT, 0) + " items put, " + n.getOrDefault(Kind.ITEM_TAKEN, 0)
+                    + " taken, " + n.getOrDefault(Kind.ITEM_DONE, 0) + " done, " + n.getOrDefault(Kind.ITEM_DROPPED, 0)
+                    + " dropped";
+        };
+    }
+
+    /** Prints the report: each recipe's verdict and counts, the faults by kind, the violations. */
+    static void print(Report report, PrintStream out) {
+        out.println();
+        out.println("== verdict ==");
+        report.verdicts().forEach((recipe, verdict) -> out.printf(Locale.ROOT, "%-20s %-4s %-70s %s%n",
+                recipe.id(), verdict.violations().isEmpty() ? "PASS" : "FAIL", String.join(", ",
+                        verdict.checkers()), report.counts().get(recipe)));
+        int total = report.faults().values().stream().mapToInt(Integer::intValue).sum();
+        StringBuilder kinds = new StringBuilder();
+        report.faults().forEach((k, v) -> kinds.append(kinds.length() == 0 ? "" : ", ")
+                .append(k.name().toLowerCase(Locale.ROOT).replace('_', '-')).append(' ').append(v));
+        out.println("faults: " + total + " (" + kinds + ")");
+        out.println("events checked: " + report.events());
+        report.historyFile().ifPresent(f -> out.println("history: " + f.toAbsolutePath()));
+        List<Violation> violations = report.violations();
+        if (violations.isEmpty()) {
+            out.println("0 violations");
+        } else {
+            out.println(Checkers.describe(violations, report.events()));
+        }
+    }
+
+    private void say(String line) {
+        long s = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started);
+        synchronized (out) {
+            out.printf(Locale.ROOT, "[%3dm%02ds] %s%n", s / 60, s % 60, line);
+            out.flush();
+        }
+    }
+
+    private static String ids(List<ChaosRecipe> recipes) {
+        return String.join(",", recipes.stream().map(ChaosRecipe::id).toList());
+    }
+
+    static String human(Duration d) {
+        long s = d.toSeconds();
+        return s >= 3600 ? s / 3600 + "h" + (s % 3600 / 60 > 0 ? s % 3600 / 60 + "m" : "")
+                : s >= 60 ? s / 60 + "m" + (s % 60 > 0 ? s % 60 + "s" : "") : d.toMillis() + " ms";
+    }
+}

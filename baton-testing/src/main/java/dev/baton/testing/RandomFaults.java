@@ -1,0 +1,399 @@
+package dev.baton.testing;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Random;
+import java.util.Set;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Injects random faults into a {@link ZooKeeperEnsemble} and its clients, one at a time, each healed before the
+ * next, and records each injection and heal in a {@link History} ({@code FAULT_INJECTED}/{@code FAULT_HEALED},
+ * fault ids {@code f1}, {@code f2}, ...). The schedule (which fault, which victim, for how long, the quiet time
+ * between faults) comes from a {@link Random} seeded by the caller, so a seed replays the schedule; the effects
+ * of course depend on timing.
+ *
+ * <pre>{@code
+ * RandomFaults faults = new RandomFaults(ensemble, targets, history, seed, List.of(FaultKind.values()),
+ *         Duration.ofSeconds(4));
+ * faults.run(Duration.ofMinutes(10));   // returns healed, every server running
+ * faults.counts();                      // faults injected, by kind
+ * }</pre>
+ *
+ * <p>Session expiry on demand ends a session on the servers at once, while its client is still connected and
+ * learns it only when the server drops its connection. A real expiry only happens after the client went without
+ * contact for the whole session timeout, by which time it has suspended itself. So for this fault the injector
+ * records {@code DISCONNECTED} for the victim just before expiring it: the checkers then treat its belief as they
+ * treat a paused or partitioned client's. Likewise it records {@code PAUSED} for a client it stops with SIGSTOP,
+ * once the stop has landed (the client may act until then), and {@code RESUMED} before it sends SIGCONT.
+ *
+ * <p>Thread-safety: {@link #run} is meant for one thread; {@link #counts()} may be read from any thread.
+ */
+public final class RandomFaults {
+
+    private static final Logger LOG = LoggerFactory.getLogger(RandomFaults.class);
+
+    /** The kinds of faults a run draws from. */
+    public enum FaultKind {
+        /** SIGKILL a random server, restart it with its data later. */
+        KILL,
+        /** SIGKILL the current leader, restart it later. */
+        KILL_LEADER,
+        /** Partition one or two clients from every server (drop or black hole), shorter or longer than a session. */
+        PARTITION,
+        /** Cut a random server from its peers (it loses quorum, the majority carries on). */
+        ISOLATE,
+        /** Cut the link between two servers only (each keeps the third). */
+        PARTITION_PEERS,
+        /** Expire a random client's session on the servers. */
+        EXPIRE,
+        /** SIGSTOP a random server (a long GC pause), SIGCONT later. */
+        PAUSE_SERVER,
+        /** SIGSTOP a random client process (a long GC pause), sometimes past its session, SIGCONT later. */
+        PAUSE_CLIENT,
+        /** Kill a majority of servers, then restart them. */
+        QUORUM;
+
+        /**
+         * Parses a kind leniently: {@code kill-leader}, {@code KILL_LEADER} and {@code killLeader} are the same.
+         *
+         * @param text the name
+         * @return the kind
+         * @throws IllegalArgumentException naming the known kinds if there is no such kind
+         */
+        public static FaultKind parse(String text) {
+            Objects.requireNonNull(text, "text");
+            String norm = text.strip().replaceAll("([a-z])([A-Z])", "$1_$2").replace('-', '_')
+                    .toUpperCase(Locale.ROOT);
+            try {
+                return valueOf(norm);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("unknown fault kind '" + text + "'; known: "
+                        + List.of(values()), e);
+            }
+        }
+    }
+
+    /** A client the faults reach: its private link to the servers, its session and, if it has one, its process. */
+    public interface Target {
+        /**
+         * The client's id in the history.
+         *
+         * @return e.g. {@code "c1"}
+         */
+        String name();
+
+        /**
+         * The client's own proxies to the servers (partitions cut these).
+         *
+         * @return the link the client connects through
+         */
+        ClientLink link();
+
+        /**
+         * The client's current session, to expire it.
+         *
+         * @return the session id and password, or empty between sessions
+         * @throws InterruptedException if interrupted while asking the client
+         */
+        Optional<Session> session() throws InterruptedException;
+
+        /**
+         * The client's own process, to pause it; empty if it runs in this JVM (then it is never paused).
+         *
+         * @return the driver process
+         */
+        default Optional<DriverProcess> process() {
+            return Optional.empty();
+        }
+    }
+
+    /**
+     * A session to expire.
+     *
+     * @param id the session id
+     * @param password the session password
+     */
+    public record Session(long id, byte[] password) {
+        /**
+         * Validates.
+         *
+         * @param id the session id, not 0
+         * @param password the session password
+         * @throws IllegalArgumentException if {@code id} is 0
+         */
+        public Session {
+            Objects.requireNonNull(password, "password");
+            if (id == 0) {
+                throw new IllegalArgumentException("no session: id 0");
+            }
+        }
+    }
+
+    private final ZooKeeperEnsemble ensemble;
+    private final List<Target> targets;
+    private final History history;
+    private final Random random;
+    private final List<FaultKind> mix;
+    private final Duration sessionTimeout;
+    private final Map<FaultKind, Integer> counts = Collections.synchronizedMap(new EnumMap<>(FaultKind.class));
+    private volatile Consumer<String> announcer = line -> { };
+    private int faults;
+
+    /**
+     * Creates an injector; nothing happens until {@link #run}.
+     *
+     * @param ensemble the servers
+     * @param targets the clients, each with its own link
+     * @param history where faults (and the victims' out-of-touch spells) are recorded
+     * @param seed the seed of the schedule
+     * @param mix the kinds to draw from; {@link FaultKind#PAUSE_CLIENT} only reaches targets with a process
+     * @param sessionTimeout the clients' session timeout (partitions and pauses are drawn around it)
+     * @throws IllegalArgumentException if {@code mix} or {@code targets} is empty
+     */
+    public RandomFaults(ZooKeeperEnsemble ensemble, List<? extends Target> targets, History history, long seed,
+            List<FaultKind> mix, Duration sessionTimeout) {
+        this.ensemble = Objects.requireNonNull(ensemble, "ensemble");
+        this.targets = List.copyOf(targets);
+        this.history = Objects.requireNonNull(history, "history");
+        this.random = new Random(seed);
+        this.mix = List.copyOf(mix);
+        this.sessionTimeout = Objects.requireNonNull(sessionTimeout, "sessionTimeout");
+        if (this.mix.isEmpty()) {
+            throw new IllegalArgumentException("mix names no fault kind");
+        }
+        if (this.targets.isEmpty()) {
+            throw new IllegalArgumentException("targets must not be empty");
+        }
+    }
+
+    /**
+     * Sets where a line per injection and heal goes as it happens (besides the log), e.g. a console.
+     *
+     * @param announcer called on the injecting thread
+     */
+    public void announceTo(Consumer<String> announcer) {
+        this.announcer = Objects.requireNonNull(announcer, "announcer");
+    }
+
+    /**
+     * How many faults were injected.
+     *
+     * @return the count so far
+     */
+    public int faults() {
+        return faults;
+    }
+
+    /**
+     * How many faults of each kind were injected.
+     *
+     * @return a snapshot, kinds in declaration order, only kinds injected at least once
+     */
+    public Map<FaultKind, Integer> counts() {
+        synchronized (counts) {
+            return Collections.unmodifiableMap(new EnumMap<>(counts));
+        }
+    }
+
+    /**
+     * Injects faults until {@code duration} has passed (the last one may run over by its own length), each healed
+     * before the next; returns with everything healed and every server running.
+     *
+     * @param duration how long to go on
+     * @throws InterruptedException if interrupted (faults are then healed before it returns)
+     */
+    public void run(Duration duration) throws InterruptedException {
+        long end = System.nanoTime() + duration.toNanos();
+        try {
+            while (System.nanoTime() < end) {
+                FaultKind kind = mix.get(random.nextInt(mix.size()));
+                if (kind == FaultKind.QUORUM && mix.size() > 1) {
+                    kind = mix.get(random.nextInt(mix.size())); // half as likely: it stops all work for seconds
+                }
+                inject(kind);
+                Thread.sleep(300 + random.nextInt(1_700)); // quiet time: let the clients work
+            }
+        } finally {
+            healEverything();
+        }
+    }
+
+    private void inject(FaultKind kind) throws InterruptedException {
+        String id = "f" + (faults + 1);
+        long holdMs = 500 + random.nextInt(3_500);
+        switch (kind) {
+            case KILL -> {
+                int server = randomServer();
+                injected(id, kind, "SIGKILL server " + server);
+                ensemble.kill(server);
+                Thread.sleep(holdMs);
+                ensemble.start(server);
+                healed(id, "restarted server " + server);
+            }
+            case KILL_LEADER -> {
+                int leader = ensemble.awaitLeader(Duration.ofSeconds(60));
+                injected(id, kind, "SIGKILL leader server " + leader);
+                ensemble.kill(leader);
+                Thread.sleep(holdMs);
+                ensemble.start(leader);
+                healed(id, "restarted server " + leader);
+            }
+            case PARTITION -> {
+                // Sometimes longer than a session, so that sessions expire while the client is cut off.
+                long ms = 500 + random.nextInt((int) (sessionTimeout.toMillis() * 2));
+                TcpProxy.Mode mode = random.nextBoolean() ? TcpProxy.Mode.DROP : TcpProxy.Mode.BLACKHOLE;
+                List<Target> victims = randomTargets(1 + random.nextInt(2));
+                injected(id, kind, "partition clients " + names(victims) + " from all servers (" + mode + ") for "
+                        + ms + " ms");
+                victims.forEach(t -> t.link().partition(mode));
+                Thread.sleep(ms);
+                victims.forEach(t -> t.link().heal());
+                healed(id, "healed clients " + names(victims));
+            }
+            case ISOLATE -> {
+                int server = randomServer();
+                TcpProxy.Mode mode = random.nextBoolean() ? TcpProxy.Mode.DROP : TcpProxy.Mode.BLACKHOLE;
+                injected(id, kind, "isolate server " + server + " from its peers (" + mode + ")");
+                ensemble.isolate(server, mode);
+                Thread.sleep(holdMs);
+                ensemble.healPeers();
+                healed(id, "healed peers of server " + server);
+            }
+            case PARTITION_PEERS -> {
+                List<Integer> ids = new ArrayList<>(ensemble.serverIds());
+                Collections.shuffle(ids, random);
+                int a = ids.get(0);
+                int b = ids.get(1);
+                TcpProxy.Mode mode = random.nextBoolean() ? TcpProxy.Mode.DROP : TcpProxy.Mode.BLACKHOLE;
+                injected(id, kind, "cut servers " + a + " and " + b + " from each other (" + mode + ")");
+                ensemble.partitionPeers(a, b, mode);
+                Thread.sleep(holdMs);
+                ensemble.healPeers();
+                healed(id, "healed the link of servers " + a + " and " + b);
+            }
+            case EXPIRE -> {
+                Target victim = targets.get(random.nextInt(targets.size()));
+                Optional<Session> session = victim.session();
+                if (session.isEmpty()) {
+                    // Between sessions (its last one expired, the new one is not connected yet): nothing to end.
+                    history.note("fault " + id + " skipped: " + victim.name() + " has no session to expire");
+                    return;
+                }
+                injected(id, kind, "expire session 0x" + Long.toHexString(session.get().id()) + " of "
+                        + victim.name());
+                // From here the session is ending on the servers while the client, not told yet, still believes
+                // what it believed: the window a client cannot know about, as in a pause. Mark it out of touch;
+                // its own SUSPENDED/LOST/RECONNECTED follow, and a belief it still holds at RECONNECTED counts.
+                history.recorder(victim.name()).disconnected("session expired on the servers by fault " + id
+                        + "; the client is not told yet");
+                try {
+                    ensemble.expireSession(session.get().id(), session.get().password());
+                } catch (IllegalStateException e) {
+                    LOG.warn("session expiry of {} did not complete: {}", victim.name(), e.toString());
+                }
+                healed(id, "expired");
+            }
+            case PAUSE_SERVER -> {
+                int server = randomServer();
+                injected(id, kind, "SIGSTOP server " + server);
+                ensemble.pause(server);
+                Thread.sleep(holdMs);
+                ensemble.resume(server);
+                healed(id, "SIGCONT server " + server);
+            }
+            case PAUSE_CLIENT -> {
+                List<Target> pausable = targets.stream().filter(t -> t.process().isPresent()).toList();
+                if (pausable.isEmpty()) {
+                    history.note("fault " + id + " skipped: no client runs in a process of its own");
+                    return;
+                }
+                Target victim = pausable.get(random.nextInt(pausable.size()));
+                DriverProcess process = victim.process().orElseThrow();
+                // Half the time past the session: the session ends while the process cannot know.
+                long ms = 300 + random.nextInt((int) (sessionTimeout.toMillis() * 2));
+                injected(id, kind, "SIGSTOP client " + victim.name() + " for " + ms + " ms");
+                History.Recorder recorder = history.recorder(victim.name());
+                // PAUSED once kill -STOP has returned, RESUMED before kill -CONT is sent: on a busy machine the
+                // kill command takes its time, and the client acts (and stamps its events) until it lands.
+                process.pause();
+                recorder.paused();
+                try {
+                    Thread.sleep(ms);
+                } finally {
+                    recorder.resumed();
+                    process.resume();
+                }
+                healed(id, "SIGCONT client " + victim.name());
+            }
+            case QUORUM -> {
+                injected(id, kind, "lose quorum");
+                Set<Integer> killed = ensemble.loseQuorum();
+                history.note("killed servers " + killed);
+                Thread.sleep(holdMs);
+                int leader = ensemble.regainQuorum();
+                healed(id, "regained quorum, leader " + leader);
+            }
+            default -> throw new IllegalStateException("unexpected fault kind " + kind);
+        }
+    }
+
+    /** Undoes whatever an interrupted fault left: servers stopped or paused, links cut, clients paused. */
+    private void healEverything() {
+        for (Target t : targets) {
+            t.process().filter(DriverProcess::isPaused).ifPresent(p -> {
+                history.recorder(t.name()).resumed();
+                p.resume();
+            });
+            t.link().heal();
+        }
+        ensemble.healAll();
+        for (int server : ensemble.serverIds()) {
+            if (ensemble.isPaused(server)) {
+                ensemble.resume(server);
+            }
+            if (!ensemble.isRunning(server)) {
+                ensemble.start(server);
+            }
+        }
+    }
+
+    private void injected(String id, FaultKind kind, String description) {
+        faults++;
+        counts.merge(kind, 1, Integer::sum);
+        LOG.info("fault {}: {}", id, description);
+        history.faultInjected(id, description);
+        announcer.accept("fault " + id + " " + kind.name().toLowerCase(Locale.ROOT).replace('_', '-') + ": "
+                + description);
+    }
+
+    private void healed(String id, String description) {
+        LOG.info("fault {} healed: {}", id, description);
+        history.faultHealed(id, description);
+        announcer.accept("fault " + id + " healed: " + description);
+    }
+
+    private int randomServer() {
+        List<Integer> ids = new ArrayList<>(ensemble.serverIds());
+        return ids.get(random.nextInt(ids.size()));
+    }
+
+    private List<Target> randomTargets(int n) {
+        List<Target> all = new ArrayList<>(targets);
+        Collections.shuffle(all, random);
+        return all.subList(0, Math.min(n, all.size()));
+    }
+
+    private static String names(List<Target> victims) {
+        return victims.stream().map(Target::name).toList().toString();
+    }
+}
