@@ -10,13 +10,11 @@ import dev.baton.recipes.locks.Hold;
 import dev.baton.recipes.locks.InterProcessMutex;
 import dev.baton.retry.RetryPolicy;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -58,8 +56,6 @@ final class AtomicCore<T> {
     private final RetryPolicy retryPolicy;
     private final PromotedToLock promotedToLock;
     private final Codec<T> codec;
-    /** The last operation lost a race: send a read behind each compare-and-set (see {@link #retrying}). */
-    private volatile boolean contended;
 
     AtomicCore(BatonClient client, String path, RetryPolicy retryPolicy, PromotedToLock promotedToLock,
             Codec<T> codec) {
@@ -156,78 +152,24 @@ final class AtomicCore<T> {
         });
     }
 
-    /**
-     * The optimistic loop. Under contention (the last operation of this instance lost a race, or this one has)
-     * each compare-and-set carries a read sent right behind it: ZooKeeper answers one session's requests in order,
-     * so a lost race already brings the value and version for the next attempt, one round trip per attempt
-     * instead of two. Between attempts it waits the policy's delay plus a random pause of up to one attempt time
-     * per writer that got in meanwhile (the version moved by that much; at most {@link #MAX_SPREAD_NANOS}), so that
-     * contending clients spread out over the slots they compete for instead of colliding again.
-     */
     private CompletableFuture<AtomicValue<T>> retrying(UnaryOperator<T> change, RetryPolicy policy, boolean blocking,
             CompletableFuture<?> caller) {
         long start = System.nanoTime();
         int[] retryCount = {0}; // one attempt at a time: each round happens after the previous one
-        List<Read<T>> fresh = new ArrayList<>(1); // the read that came back behind a lost race, if any
-        return Requests.repeat(() -> (fresh.isEmpty() ? read(blocking) : CompletableFuture.completedFuture(
-                fresh.remove(0))).thenCompose(before -> {
-                    T next = Objects.requireNonNull(change.apply(before.value()), "new value");
-                    long sent = System.nanoTime();
-                    return attempt(before, next, blocking, contended).thenCompose(after -> {
-                        if (after == null) {
-                            contended = retryCount[0] > 0;
-                            return CompletableFuture.completedFuture(new AtomicValue<>(true, before.value(), next));
-                        }
-                        contended = true;
-                        Optional<Duration> delay = policy.delayBeforeRetry(retryCount[0]++,
-                                Duration.ofNanos(System.nanoTime() - start));
-                        if (delay.isEmpty()) {
-                            return CompletableFuture.completedFuture(
-                                    new AtomicValue<>(false, before.value(), before.value()));
-                        }
-                        if (after != NOT_READ) {
-                            fresh.add(after);
-                        }
-                        // Writers that got in meanwhile: how many others contend, as far as one attempt can tell.
-                        long others = after != NOT_READ && after.stat() != null && before.stat() != null
-                                ? Math.max(1, after.stat().getVersion() - before.stat().getVersion()) : 1;
-                        long span = Math.min(MAX_SPREAD_NANOS, (System.nanoTime() - sent) * others);
-                        Duration spread = Duration.ofNanos(ThreadLocalRandom.current().nextLong(span + 1));
-                        return pause(delay.get().plus(spread), blocking).thenApply(v -> null); // null: another round
-                    });
-                }), caller);
-    }
-
-    /** The longest random pause between attempts: a busy machine's slow attempt must not stall a caller. */
-    private static final long MAX_SPREAD_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
-
-    /** Stands for "lost the race, and nothing was read behind it". */
-    @SuppressWarnings("rawtypes")
-    private static final Read NOT_READ = new Read<>(null, null);
-
-    /**
-     * One compare-and-set, with the read behind it when {@code readBehind}.
-     *
-     * @return null if written; otherwise what the read behind it found, or {@link #NOT_READ}
-     */
-    @SuppressWarnings("unchecked")
-    private CompletableFuture<Read<T>> attempt(Read<T> before, T next, boolean blocking, boolean readBehind) {
-        if (!readBehind || before.stat() == null) {
-            return write(before, next, blocking).thenApply(written -> written ? null : (Read<T>) NOT_READ);
-        }
-        // Sent asynchronously, so the read goes out right behind it; a blocking caller then reads on its own thread
-        // (the reply comes after the write's) and takes the write's outcome, settled by then, on that thread too.
-        CompletableFuture<Boolean> written = write(before, next, false);
-        CompletableFuture<Read<T>> after = read(blocking);
-        if (blocking) {
-            try {
-                boolean ok = Failures.await(written);
-                return after.thenApply(read -> ok ? null : read);
-            } catch (KeeperException | InterruptedException | RuntimeException e) {
-                return CompletableFuture.failedFuture(e);
-            }
-        }
-        return written.thenCombine(after, (ok, read) -> ok ? null : read);
+        return Requests.repeat(() -> read(blocking).thenCompose(before -> {
+            T next = Objects.requireNonNull(change.apply(before.value()), "new value");
+            return write(before, next, blocking).thenCompose(written -> {
+                if (written) {
+                    return CompletableFuture.completedFuture(new AtomicValue<>(true, before.value(), next));
+                }
+                Optional<Duration> delay = policy.delayBeforeRetry(retryCount[0]++,
+                        Duration.ofNanos(System.nanoTime() - start));
+                if (delay.isEmpty()) {
+                    return CompletableFuture.completedFuture(new AtomicValue<>(false, before.value(), before.value()));
+                }
+                return pause(delay.get(), blocking).thenApply(v -> null); // null: another round
+            });
+        }), caller);
     }
 
     /** One attempt: compare-and-set from one read, no retries. */
