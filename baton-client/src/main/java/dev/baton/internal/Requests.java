@@ -1,5 +1,6 @@
 package dev.baton.internal;
 
+import dev.baton.BatonClient;
 import dev.baton.BatonOp;
 import dev.baton.BatonTransactionResult;
 import dev.baton.PathAndBytesable;
@@ -129,6 +130,21 @@ public final class Requests {
                 result.complete(value);
                 return;
             }
+        }
+    }
+
+    /**
+     * Fails a blocking recipe call made on ZooKeeper's event thread (inside a watcher or a callback): the reply or
+     * event it would wait for could only be delivered by that very thread, so the wait could never end.
+     *
+     * @param client the client whose event thread is meant
+     * @param what what the caller was about to do, as in "cannot {@code what} on ZooKeeper's event thread"
+     * @throws IllegalStateException on the event thread
+     */
+    public static void requireNotEventThread(BatonClient client, String what) {
+        if (client.isEventThread()) {
+            throw new IllegalStateException("cannot " + what + " on ZooKeeper's event thread (inside a watcher or "
+                    + "a callback): the wait could never end; use the asynchronous form there");
         }
     }
 }

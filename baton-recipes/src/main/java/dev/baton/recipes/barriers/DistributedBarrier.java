@@ -169,6 +169,10 @@ public final class DistributedBarrier {
         // The first read as a blocking call: an unset barrier costs no thread switch, and a caller on ZooKeeper's
         // event thread still gets its answer.
         wait.read(true);
+        if (!wait.result.isDone() && client.isEventThread()) {
+            wait.timeUp(); // removes the watch
+            Requests.requireNotEventThread(client, "wait on the barrier " + barrierPath);
+        }
         try {
             try {
                 if (deadline.isTimed()) {

@@ -164,6 +164,7 @@ public final class DistributedDoubleBarrier {
      * @throws IllegalStateException if this member has entered already or another thread is entering
      */
     public void enter() throws KeeperException, InterruptedException {
+        Requests.requireNotEventThread(client, "enter the double barrier " + barrierPath);
         Failures.await(beginEnter(true, Deadline.NONE).run());
     }
 
@@ -182,6 +183,7 @@ public final class DistributedDoubleBarrier {
      * @throws IllegalStateException if this member has entered already or another thread is entering
      */
     public boolean enter(long maxWait, TimeUnit unit) throws KeeperException, InterruptedException {
+        Requests.requireNotEventThread(client, "enter the double barrier " + barrierPath);
         return Failures.await(beginEnter(true, Deadline.after(maxWait, unit, "maxWait")).run());
     }
 
@@ -237,6 +239,7 @@ public final class DistributedDoubleBarrier {
      * @throws IllegalStateException if this member has not entered, or another thread is leaving
      */
     public void leave() throws KeeperException, InterruptedException {
+        Requests.requireNotEventThread(client, "leave the double barrier " + barrierPath);
         Failures.await(beginLeave(true, Deadline.NONE).run());
     }
 
@@ -254,6 +257,7 @@ public final class DistributedDoubleBarrier {
      * @throws IllegalStateException if this member has not entered, or another thread is leaving
      */
     public boolean leave(long maxWait, TimeUnit unit) throws KeeperException, InterruptedException {
+        Requests.requireNotEventThread(client, "leave the double barrier " + barrierPath);
         return Failures.await(beginLeave(true, Deadline.after(maxWait, unit, "maxWait")).run());
     }
 

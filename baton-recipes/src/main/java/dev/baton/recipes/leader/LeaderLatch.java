@@ -6,6 +6,7 @@ import dev.baton.internal.ErrorSink;
 import dev.baton.internal.Failures;
 import dev.baton.internal.Lifecycle;
 import dev.baton.internal.ListenerContainer;
+import dev.baton.internal.Requests;
 import dev.baton.internal.SerialExecutor;
 import dev.baton.state.ConnectionState;
 import dev.baton.state.ConnectionStateListener;
@@ -405,6 +406,9 @@ public final class LeaderLatch implements AutoCloseable {
      */
     public void await() throws InterruptedException {
         synchronized (this) {
+            if (lifecycle.isStarted() && !leader) {
+                Requests.requireNotEventThread(client, "wait for the leadership of " + latchPath);
+            }
             while (lifecycle.isStarted() && !leader) {
                 wait();
             }
@@ -429,6 +433,9 @@ public final class LeaderLatch implements AutoCloseable {
         }
         long deadline = System.nanoTime() + unit.toNanos(timeout);
         synchronized (this) {
+            if (lifecycle.isStarted() && !leader && timeout > 0) {
+                Requests.requireNotEventThread(client, "wait for the leadership of " + latchPath);
+            }
             while (lifecycle.isStarted() && !leader) {
                 long leftMs = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
                 if (leftMs <= 0) {

@@ -5,6 +5,7 @@ import dev.baton.internal.BatonPaths;
 import dev.baton.internal.CallerExecutor;
 import dev.baton.internal.Failures;
 import dev.baton.internal.ListenerContainer;
+import dev.baton.internal.Requests;
 import dev.baton.internal.SerialExecutor;
 import java.util.Collection;
 import java.util.List;
@@ -181,7 +182,7 @@ final class LockQueue {
      */
     Hold acquireBlocking(byte[] data, long timeoutNanos, Driver attemptDriver)
             throws KeeperException, InterruptedException {
-        requireNotEventThread(client, "acquire the lock " + path);
+        Requests.requireNotEventThread(client, "acquire the lock " + path);
         CallerExecutor caller = new CallerExecutor();
         CompletableFuture<Hold> outcome = new LockAttempt(this, data, attemptDriver, caller).start(timeoutNanos);
         try {
@@ -198,17 +199,6 @@ final class LockQueue {
     }
 
     /**
-     * Fails a blocking call made on ZooKeeper's event thread: the reply or event it would wait for could only be
-     * delivered by that very thread.
-     */
-    static void requireNotEventThread(BatonClient client, String what) {
-        if (client.isEventThread()) {
-            throw new IllegalStateException("cannot " + what + " on ZooKeeper's event thread (inside a watcher or "
-                    + "a callback): the wait could never end; use the asynchronous form there");
-        }
-    }
-
-    /**
      * Waits for an acquisition made through this package's queues. On interrupt the acquisition is given up (its
      * nodes are deleted); if it won at that very moment, what it won goes to {@code release}. Failures come out as
      * the {@link KeeperException} or runtime exception they are.
@@ -218,7 +208,7 @@ final class LockQueue {
     static <T> T await(BatonClient client, CompletableFuture<T> acquisition, Consumer<? super T> release)
             throws KeeperException, InterruptedException {
         if (!acquisition.isDone()) {
-            requireNotEventThread(client, "wait for a lock");
+            Requests.requireNotEventThread(client, "wait for a lock");
         }
         try {
             return Failures.await(acquisition);

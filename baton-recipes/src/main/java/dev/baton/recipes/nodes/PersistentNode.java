@@ -5,6 +5,7 @@ import dev.baton.internal.BatonPaths;
 import dev.baton.internal.Failures;
 import dev.baton.internal.Lifecycle;
 import dev.baton.internal.ListenerContainer;
+import dev.baton.internal.Requests;
 import dev.baton.internal.SerialExecutor;
 import dev.baton.listen.Listenable;
 import dev.baton.state.ConnectionState;
@@ -141,6 +142,9 @@ public final class PersistentNode implements AutoCloseable {
                 lifecycle.requireStarted();
                 if (initialCreateDone) {
                     return true;
+                }
+                if (timeout > 0) {
+                    Requests.requireNotEventThread(client, "wait for the node " + basePath + " to be created");
                 }
                 long leftMs = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
                 if (leftMs <= 0) {

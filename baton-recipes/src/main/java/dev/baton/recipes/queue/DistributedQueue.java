@@ -4,6 +4,7 @@ import dev.baton.BatonClient;
 import dev.baton.internal.Lifecycle;
 import dev.baton.internal.BatonPaths;
 import dev.baton.internal.Failures;
+import dev.baton.internal.Requests;
 import dev.baton.listen.Listenable;
 import dev.baton.internal.ListenerContainer;
 import java.util.List;
@@ -208,6 +209,9 @@ public final class DistributedQueue<T> implements QueueBase<T> {
     boolean internalPut(String namePrefix, T item, MultiItem<T> items, long waitNanos)
             throws KeeperException, InterruptedException {
         checkStarted();
+        if (config.maxItems() != QueueBuilder.NOT_SET || !config.putInBackground()) {
+            Requests.requireNotEventThread(client, "put to the queue " + config.queuePath());
+        }
         byte[] data = item != null ? ItemCodec.encodeOne(item, config.serializer())
                 : ItemCodec.encode(items, config.serializer());
         if (config.maxItems() != QueueBuilder.NOT_SET) {

@@ -179,6 +179,10 @@ public final class SimpleDistributedQueue {
 
     private byte[] await(Take take) throws KeeperException, InterruptedException {
         take.attempt();
+        if (!take.result.isDone() && client.isEventThread()) {
+            take.result.cancel(false);
+            Requests.requireNotEventThread(client, "wait for an item of the queue " + path);
+        }
         try {
             return take.result.get();
         } catch (InterruptedException e) {
