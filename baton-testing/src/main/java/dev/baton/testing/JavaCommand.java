@@ -1,9 +1,12 @@
 package dev.baton.testing;
 
+import java.io.File;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
+import java.util.stream.Collectors;
 
 /**
  * Builds the command line of a child JVM started by the kit: the java binary of this JVM, small-footprint
@@ -19,9 +22,18 @@ final class JavaCommand {
         return Path.of(System.getProperty("java.home"), "bin", "java").toString();
     }
 
-    /** The classpath of this JVM, which holds ZooKeeper, SLF4J (and a backend in tests) and the kit. */
+    /**
+     * The classpath of this JVM, which holds ZooKeeper, SLF4J (and a backend in tests) and the kit, with every
+     * entry made absolute: children run in directories of their own, where relative entries (as a launcher
+     * script's {@code -cp lib/*}) would find nothing.
+     */
     static String currentClasspath() {
-        return System.getProperty("java.class.path");
+        return Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
+                .filter(entry -> !entry.isEmpty())
+                .map(entry -> entry.endsWith("*")
+                        ? Path.of(entry.substring(0, entry.length() - 1)).toAbsolutePath() + File.separator + "*"
+                        : Path.of(entry).toAbsolutePath().toString())
+                .collect(Collectors.joining(File.pathSeparator));
     }
 
     /**
