@@ -207,19 +207,25 @@ final class LockQueue {
      */
     static <T> T await(BatonClient client, CompletableFuture<T> acquisition, Consumer<? super T> release)
             throws KeeperException, InterruptedException {
-        if (!acquisition.isDone()) {
+        if (!acquisition.isDone() && client.isEventThread()) {
+            giveUp(acquisition, release); // nothing of the attempt may stay on the server
             Requests.requireNotEventThread(client, "wait for a lock");
         }
         try {
             return Failures.await(acquisition);
         } catch (InterruptedException e) {
-            if (!acquisition.complete(null) && !acquisition.isCompletedExceptionally()) {
-                T won = acquisition.getNow(null);
-                if (won != null) {
-                    release.accept(won);
-                }
-            }
+            giveUp(acquisition, release);
             throw e;
+        }
+    }
+
+    /** Ends an acquisition the caller no longer waits for: its nodes are deleted, or what it won released. */
+    private static <T> void giveUp(CompletableFuture<T> acquisition, Consumer<? super T> release) {
+        if (!acquisition.complete(null) && !acquisition.isCompletedExceptionally()) {
+            T won = acquisition.getNow(null);
+            if (won != null) {
+                release.accept(won);
+            }
         }
     }
 
