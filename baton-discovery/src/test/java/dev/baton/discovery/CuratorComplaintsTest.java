@@ -3,6 +3,7 @@ package dev.baton.discovery;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.baton.BatonClient;
 import dev.baton.state.ConnectionState;
@@ -28,6 +29,7 @@ import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.x.discovery.details.InstanceSerializer;
 import org.apache.zookeeper.data.Stat;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -233,6 +235,22 @@ class CuratorComplaintsTest {
     @Test
     void curator175_aRegistrationMadeWhileZooKeeperIsDownAppearsOnceItIsUp() throws Exception {
         zk.server().stop();
+        BatonClient batonClient = clients.unstarted(zk.connectString(), Duration.ofSeconds(2));
+        batonClient.start();
+        ServiceDiscovery<Details> baton = clients.add(ServiceDiscoveryBuilder.builder(Details.class)
+                .client(batonClient).basePath("/b175").thisInstance(batonInstance("x", ServiceType.DYNAMIC))
+                .build());
+        baton.start(); // returns after the session timeout at most: the server is down
+        baton.registerService(batonInstance("y", ServiceType.PERMANENT));
+        zk.server().start();
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
+            assertThat(observer.checkExists().forPath("/b175/svc/x")).isNotNull();
+            assertThat(observer.checkExists().forPath("/b175/svc/y")).isNotNull();
+        });
+
+        // Curator's side is a race (its first connection must land while its start-up registration is failing):
+        // where this run's timing does not reproduce it, the demonstration is reported as skipped, not passed.
+        zk.server().stop();
         Thread starter = Thread.currentThread();
         AtomicReference<CuratorFramework> clientRef = new AtomicReference<>();
         RetryPolicy startsTheServerThenGivesUp = (retryCount, elapsedTimeMs, sleeper) -> {
@@ -257,22 +275,19 @@ class CuratorComplaintsTest {
                                 org.apache.curator.x.discovery.ServiceType.DYNAMIC)).build());
         curator.start(); // logs "Could not register instances - will try again later"
         assertThat(curatorClient.getZookeeperClient().isConnected()).isTrue();
-        await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(4)).untilAsserted(() ->
-                assertThat(observer.checkExists().forPath("/c175/svc/x")).as("Curator never registers").isNull());
+        assumeTrue(neverAppearsWithin(Duration.ofSeconds(3), "/c175/svc/x"),
+                "Curator registered this time: its start-up race was not hit");
+    }
 
-        zk.server().stop();
-        BatonClient batonClient = clients.unstarted(zk.connectString(), Duration.ofSeconds(2));
-        batonClient.start();
-        ServiceDiscovery<Details> baton = clients.add(ServiceDiscoveryBuilder.builder(Details.class)
-                .client(batonClient).basePath("/b175").thisInstance(batonInstance("x", ServiceType.DYNAMIC))
-                .build());
-        baton.start(); // returns after the session timeout at most: the server is down
-        baton.registerService(batonInstance("y", ServiceType.PERMANENT));
-        zk.server().start();
-        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
-            assertThat(observer.checkExists().forPath("/b175/svc/x")).isNotNull();
-            assertThat(observer.checkExists().forPath("/b175/svc/y")).isNotNull();
-        });
+    /** True if the node does not exist at any check during the whole time. */
+    private boolean neverAppearsWithin(Duration time, String path) {
+        try {
+            await().during(time).atMost(time.plusSeconds(2))
+                    .until(() -> observer.checkExists().forPath(path) == null);
+            return true;
+        } catch (ConditionTimeoutException e) {
+            return false;
+        }
     }
 
     /**
