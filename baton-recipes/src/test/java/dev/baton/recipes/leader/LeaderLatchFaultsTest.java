@@ -91,8 +91,9 @@ class LeaderLatchFaultsTest {
     }
 
     private Participant awaitSingleLeader(Duration bound) {
-        await().atMost(bound).until(() -> leaders().size() == 1);
-        return leaders().get(0);
+        // One read of the participants: leadership can change between two reads (a leader whose server just
+        // died keeps believing until its client notices the disconnection).
+        return await().atMost(bound).until(this::leaders, now -> now.size() == 1).get(0);
     }
 
     @AfterEach
@@ -136,6 +137,9 @@ class LeaderLatchFaultsTest {
         int server = first.serverId();
         history.faultInjected("kill", "kill server " + server + " (p1's)");
         zk.ensemble().kill(server);
+        // Wait for p1's client to notice, or the next line could still see p1 leading on the dead connection.
+        await().atMost(Duration.ofSeconds(20))
+                .until(() -> first.client.getConnectionState() != ConnectionState.CONNECTED);
         // Usually p1's session survives on the other servers and p1 leads again on the same node and token. If an
         // election took longer than the sessions, whoever re-created its node first leads (p1 included) with a
         // larger token. Either way: one leader, and the token never goes back.
