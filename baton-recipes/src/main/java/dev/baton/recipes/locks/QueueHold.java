@@ -26,8 +26,19 @@ final class QueueHold implements Hold, ConnectionStateListener {
         this.session = session;
     }
 
+    /**
+     * Starts following the connection. What happened between the attempt's decision and now reached no listener
+     * of this hold, so it looks once after subscribing: a session that ended makes the hold lost, a connection
+     * that dropped puts it in doubt until RECONNECTED confirms it. A holder must never be told HELD while its
+     * client is already cut off: its session could expire, and the next holder get in, before it hears.
+     */
     void watchConnection() {
         queue.client.getConnectionStateListenable().addListener(this);
+        if (!queue.client.isConnected()) {
+            setState(HoldState.SUSPENDED);
+        } else if (!queue.isCurrentSession(session)) {
+            setState(HoldState.LOST);
+        }
     }
 
     @Override
