@@ -6,6 +6,7 @@ import dev.baton.internal.ErrorSink;
 import dev.baton.internal.Failures;
 import dev.baton.internal.Lifecycle;
 import dev.baton.internal.ListenerContainer;
+import dev.baton.internal.Requests;
 import dev.baton.internal.SerialExecutor;
 import dev.baton.internal.WatchRemoval;
 import dev.baton.listen.Listenable;
@@ -266,9 +267,8 @@ public final class BatonCache implements AutoCloseable {
             throw new IllegalArgumentException("timeout must be >= 0, was " + timeout);
         }
         lifecycle.requireStarted();
-        if (!loaded.isDone() && client.isEventThread()) {
-            throw new IllegalStateException("cannot wait for BatonCache " + root + " to load on ZooKeeper's "
-                    + "event thread (inside a watcher or a callback): use startAsync() there");
+        if (!loaded.isDone()) {
+            Requests.requireNotEventThread(client, "wait for BatonCache " + root + " to load");
         }
         try {
             loaded.get(timeout, unit);

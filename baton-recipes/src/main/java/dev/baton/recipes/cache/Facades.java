@@ -4,6 +4,7 @@ import dev.baton.BatonClient;
 import dev.baton.internal.Failures;
 import dev.baton.internal.Lifecycle;
 import dev.baton.internal.ListenerContainer;
+import dev.baton.internal.Requests;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -58,9 +59,8 @@ final class Facades {
      */
     static void await(BatonClient client, CompletableFuture<Void> read, String path)
             throws KeeperException, InterruptedException {
-        if (!read.isDone() && client.isEventThread()) {
-            throw new IllegalStateException("cannot wait for the cache of " + path + " on ZooKeeper's event thread "
-                    + "(inside a watcher or a callback): the read needs that thread");
+        if (!read.isDone()) {
+            Requests.requireNotEventThread(client, "wait for the cache of " + path);
         }
         try {
             read.get(client.getSessionTimeout().toMillis(), TimeUnit.MILLISECONDS);
