@@ -16,8 +16,8 @@ import org.apache.zookeeper.KeeperException;
 
 /**
  * {@code atomic-increment}: {@link #CLIENTS} clients, each on its own session, increment one distributed atomic
- * long (optimistic: read, then a conditional {@code setData}; a lost race retries at once, up to
- * {@link #RETRIES} times). One op = one successful increment; an {@code increment()} that runs out of retries is
+ * long (optimistic: read, then a conditional {@code setData}; a lost race is retried under a retry policy that
+ * sets no pause, up to {@link #RETRIES} times: Curator retries at once, Baton backs off a little). One op = one successful increment; an {@code increment()} that runs out of retries is
  * called again and its requests count for the op. The total is checked against the ops after each turn.
  *
  * <p>Like {@link DoubleBarrierScenario}, the clients talk through a {@link FailedWriteCounter}: the lost races
@@ -55,7 +55,7 @@ final class AtomicIncrementScenario implements Scenario {
     @Override
     public String description() {
         return CLIENTS + " clients, one session each, increment one DistributedAtomicLong (optimistic, up to "
-                + RETRIES + " immediate retries); 1 op = 1 successful increment (lost races: phase \""
+                + RETRIES + " retries, the policy sets no pause); 1 op = 1 successful increment (lost races: phase \""
                 + DoubleBarrierScenario.FAILED_WRITES + "\")";
     }
 

@@ -15,6 +15,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -156,20 +157,25 @@ final class AtomicCore<T> {
             CompletableFuture<?> caller) {
         long start = System.nanoTime();
         int[] retryCount = {0}; // one attempt at a time: each round happens after the previous one
-        return Requests.repeat(() -> read(blocking).thenCompose(before -> {
-            T next = Objects.requireNonNull(change.apply(before.value()), "new value");
-            return write(before, next, blocking).thenCompose(written -> {
-                if (written) {
-                    return CompletableFuture.completedFuture(new AtomicValue<>(true, before.value(), next));
-                }
-                Optional<Duration> delay = policy.delayBeforeRetry(retryCount[0]++,
-                        Duration.ofNanos(System.nanoTime() - start));
-                if (delay.isEmpty()) {
-                    return CompletableFuture.completedFuture(new AtomicValue<>(false, before.value(), before.value()));
-                }
-                return pause(delay.get(), blocking).thenApply(v -> null); // null: another round
+        return Requests.repeat(() -> {
+            long attemptStart = System.nanoTime();
+            return read(blocking).thenCompose(before -> {
+                T next = Objects.requireNonNull(change.apply(before.value()), "new value");
+                return write(before, next, blocking).thenCompose(written -> {
+                    if (written) {
+                        return CompletableFuture.completedFuture(new AtomicValue<>(true, before.value(), next));
+                    }
+                    long now = System.nanoTime();
+                    Optional<Duration> delay = policy.delayBeforeRetry(retryCount[0]++, Duration.ofNanos(now - start));
+                    if (delay.isEmpty()) {
+                        return CompletableFuture.completedFuture(
+                                new AtomicValue<>(false, before.value(), before.value()));
+                    }
+                    Duration wait = backOff(delay.get(), retryCount[0], now - attemptStart);
+                    return pause(wait, blocking).thenApply(v -> null); // null: another round
+                });
             });
-        }), caller);
+        }, caller);
     }
 
     /** One attempt: compare-and-set from one read, no retries. */
@@ -332,6 +338,24 @@ final class AtomicCore<T> {
     }
 
     // ---------------------------------------------------------------- helpers
+
+    /** The most round trips a back-off spans: beyond it, clients wait longer than another lost race costs. */
+    private static final int MAX_BACK_OFF_ROUND_TRIPS = 4;
+
+    /**
+     * How long to wait after the {@code lost}-th race lost in a row. A delay the retry policy sets is honoured as
+     * given. A zero delay ("at once") would send every loser straight into the next collision, so it becomes a
+     * random time up to a window that starts at the attempt's own round trip and doubles with each loss, to
+     * {@value #MAX_BACK_OFF_ROUND_TRIPS} round trips: contenders spread out, and the window follows the load.
+     */
+    static Duration backOff(Duration policyDelay, int lost, long attemptNanos) {
+        if (!policyDelay.isZero()) {
+            return policyDelay;
+        }
+        long window = Math.max(1_000, attemptNanos)
+                << Math.min(lost - 1, Integer.numberOfTrailingZeros(MAX_BACK_OFF_ROUND_TRIPS));
+        return Duration.ofNanos(ThreadLocalRandom.current().nextLong(window + 1));
+    }
 
     private static <R> CompletableFuture<R> guarded(Supplier<CompletableFuture<R>> step) {
         try {

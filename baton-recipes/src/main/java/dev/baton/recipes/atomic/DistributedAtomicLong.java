@@ -11,7 +11,10 @@ import org.apache.zookeeper.KeeperException;
  * A counter shared by every process that uses the same path, changed atomically: each change reads the value,
  * computes the new one and writes it only if nobody wrote in between; after losing such a race it tries again
  * while the {@link RetryPolicy} allows ({@link RetryPolicy#delayBeforeRetry} decides the pause), and then, if a
- * {@link PromotedToLock} is given, once more while holding a mutex. When every attempt lost, the result's
+ * {@link PromotedToLock} is given, once more while holding a mutex. A pause of zero ("retry at once") becomes a
+ * short random back-off: up to the lost attempt's own round trip, doubling with each race lost in a row, to four
+ * round trips. Contending clients that all retried at once would collide again; spread out, they need about half
+ * the requests per successful change. When every attempt lost, the result's
  * {@link AtomicValue#succeeded()} is false and nothing was written. Wire-compatible with Apache Curator's
  * {@code DistributedAtomicLong}: the node holds the value as a 8-byte big-endian long; a missing node or empty data reads as 0.
  *

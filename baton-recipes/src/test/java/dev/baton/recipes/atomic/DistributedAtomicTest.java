@@ -27,6 +27,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.IntStream;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.junit.jupiter.api.AfterEach;
@@ -316,6 +317,22 @@ class DistributedAtomicTest {
 
     private static int lost(AtomicValue<?> result) {
         return result.succeeded() ? 0 : 1;
+    }
+
+    @Test
+    void aRetryAtOnceBacksOffWithinAWindowThatDoublesPerLossToFourRoundTrips() {
+        long roundTrip = 2_000_000;
+        for (int lost = 1; lost <= 6; lost++) {
+            long window = roundTrip << Math.min(lost - 1, 2);
+            for (int i = 0; i < 200; i++) {
+                assertThat(AtomicCore.backOff(Duration.ZERO, lost, roundTrip).toNanos()).isBetween(0L, window);
+            }
+        }
+        // Spread out, not a fixed sleep: draws differ.
+        assertThat(IntStream.range(0, 50)
+                .mapToObj(i -> AtomicCore.backOff(Duration.ZERO, 3, roundTrip)).distinct().count()).isGreaterThan(1);
+        // A pause the policy sets is the user's choice and is kept.
+        assertThat(AtomicCore.backOff(Duration.ofMillis(20), 5, roundTrip)).isEqualTo(Duration.ofMillis(20));
     }
 
     @Test
