@@ -3,6 +3,7 @@ package dev.baton.recipes.barriers;
 import dev.baton.internal.BatonPaths;
 import dev.baton.internal.Failures;
 import dev.baton.internal.Requests;
+import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import org.apache.zookeeper.CreateMode;
@@ -21,6 +22,9 @@ final class BarrierEntry extends BarrierCall {
     private long session;
     /** Our node is gone already (removed by us, or with the session): nothing to clean up. */
     private boolean nodeGone;
+    /** The member list sent right behind our create, with the barrier node's stat in {@link #listedStat}. */
+    private CompletableFuture<List<String>> listedAhead;
+    private final Stat listedStat = new Stat();
 
     BarrierEntry(DistributedDoubleBarrier barrier, boolean blocking, Deadline deadline) {
         super(barrier.client, blocking, deadline);
@@ -33,27 +37,91 @@ final class BarrierEntry extends BarrierCall {
                 this::finish);
     }
 
-    /** Makes sure the path exists and creates our node in it: true once created, null to try again. */
+    /**
+     * Creates our node: straight in (one request), as the path exists for all but the members that arrive first.
+     * On a missing path, the path (with any missing ancestors, as containers), our node and the member list, sent
+     * back to back. True once created, null to try again.
+     */
     private CompletableFuture<Boolean> create() {
-        return barrier.paths.ensure(this, barrier.barrierPath).thenCompose(exists -> {
-            if (!exists) {
-                return outcome(false);
+        String member = BatonPaths.makePath(barrier.barrierPath, name);
+        return then(send(client.create().withMode(CreateMode.EPHEMERAL).storingStatIn(created), member),
+                (made, error) -> {
+                    if (error == null) {
+                        return created(member);
+                    }
+                    KeeperException.Code code = Failures.code(error);
+                    if (code == KeeperException.Code.NONODE) {
+                        barrier.failedPathCreates.incrementAndGet();
+                        return createWithPath(member);
+                    }
+                    if (code == KeeperException.Code.NODEEXISTS) {
+                        return adopt(member, error);
+                    }
+                    return failed(error);
+                });
+    }
+
+    /**
+     * The barrier path is missing: create it, and pipelined behind it our node. Members arriving together all
+     * try; every one but the first finds the path there ({@code NodeExists}, ignored) and its node made all the
+     * same, in the same round trip.
+     */
+    private CompletableFuture<Boolean> createWithPath(String member) {
+        CompletableFuture<String> madePath = Requests.send(false,
+                client.create().creatingParentContainersIfNeeded().withMode(CreateMode.CONTAINER), barrier.barrierPath);
+        CompletableFuture<String> madeNode = createNode(member);
+        return then(settle(madePath), (p, pathError) -> then(settle(madeNode), (made, error) -> {
+            if (error == null) {
+                return created(member);
             }
-            String member = BatonPaths.makePath(barrier.barrierPath, name);
-            return then(send(client.create().withMode(CreateMode.EPHEMERAL).storingStatIn(created), member),
-                    (made, error) -> {
-                        if (error == null) {
-                            path = member;
-                            session = created.getEphemeralOwner();
-                            return outcome(true);
-                        }
-                        if (Failures.code(error) == KeeperException.Code.NONODE) {
-                            // The (empty, container) barrier path was swept between the check and the create.
-                            barrier.failedPathCreates.incrementAndGet();
-                            return again();
-                        }
-                        return failed(error);
-                    });
+            if (pathError != null && Failures.code(pathError) != KeeperException.Code.NODEEXISTS) {
+                return failed(pathError);
+            }
+            if (pathError != null) {
+                barrier.failedPathCreates.incrementAndGet();
+            }
+            KeeperException.Code code = Failures.code(error);
+            if (code == KeeperException.Code.NONODE) {
+                return again(); // ancestors had to be made first, or the empty path was swept again
+            }
+            if (code == KeeperException.Code.NODEEXISTS) {
+                return adopt(member, error);
+            }
+            return failed(error);
+        }));
+    }
+
+    /**
+     * Sends the create of our node and, right behind it, the member list (ZooKeeper answers one session's
+     * requests in order, so the list shows our node if the create succeeded): entering a new path then costs one
+     * round trip less, and no request more. Not done for the first create, which on a new path fails: its list
+     * would be wasted, and a barrier path is usually new.
+     */
+    private CompletableFuture<String> createNode(String member) {
+        CompletableFuture<String> made = Requests.send(false,
+                client.create().withMode(CreateMode.EPHEMERAL).storingStatIn(created), member);
+        listedAhead = Requests.send(false, client.getChildren().storingStatIn(listedStat), barrier.barrierPath);
+        return made;
+    }
+
+    private CompletableFuture<Boolean> created(String member) {
+        path = member;
+        session = created.getEphemeralOwner();
+        return outcome(true);
+    }
+
+    /**
+     * Our node's name is ours alone (a random UUID), so it exists because an earlier try of this create reached
+     * the server though its reply was lost: ours if our session owns it.
+     */
+    private CompletableFuture<Boolean> adopt(String member, Throwable error) {
+        return send(client.checkExists(), member).thenCompose(stat -> {
+            if (stat == null || barrier.sessionChanged(stat.getEphemeralOwner())) {
+                return failed(error);
+            }
+            created.setCzxid(stat.getCzxid());
+            created.setEphemeralOwner(stat.getEphemeralOwner());
+            return created(member);
         });
     }
 
@@ -61,7 +129,7 @@ final class BarrierEntry extends BarrierCall {
     private CompletableFuture<Boolean> look() {
         int mark = signal.mark();
         Stat parent = new Stat();
-        return then(send(client.getChildren().storingStatIn(parent), barrier.barrierPath), (children, error) -> {
+        return then(listMembers(parent), (children, error) -> {
             if (error != null) {
                 if (Failures.code(error) == KeeperException.Code.SESSIONEXPIRED) {
                     nodeGone = true; // and with it our node
@@ -86,6 +154,25 @@ final class BarrierEntry extends BarrierCall {
                 }
                 return await(signal, mark).thenCompose(this::woken);
             });
+        });
+    }
+
+    /**
+     * The member list and the barrier node's stat: the list sent behind our create, the first time, if it shows
+     * our node; otherwise a new one.
+     */
+    private CompletableFuture<List<String>> listMembers(Stat parent) {
+        CompletableFuture<List<String>> ahead = listedAhead;
+        listedAhead = null;
+        if (ahead == null) {
+            return send(client.getChildren().storingStatIn(parent), barrier.barrierPath);
+        }
+        return then(settle(ahead), (children, error) -> {
+            if (error == null && children.contains(name)) {
+                parent.setPzxid(listedStat.getPzxid());
+                return outcome(children);
+            }
+            return send(client.getChildren().storingStatIn(parent), barrier.barrierPath);
         });
     }
 

@@ -47,37 +47,35 @@ import org.slf4j.LoggerFactory;
  * member has left.
  *
  * <h2>Protocol</h2>
- * Writes are: each member creates its node and deletes it; {@code ready} is created once and deleted once. No
- * write is issued that is expected to fail (Curator lets every member try to create and delete {@code ready}, and
- * every member race to create a new barrier path).
  * <ul>
- *   <li>A new barrier path: members that find it missing agree on who creates it. Each adds a protected
- *       ephemeral sequential marker {@code _c_<uuid>-<name>.creating-<seq>} beside it (in the parent); the member
- *       whose marker sorts first creates the path and deletes its marker in one transaction, the others wait for
- *       that marker to go and then delete their own. Markers live for a few round trips, only while a new path is
- *       being made.</li>
- *   <li>{@code enter}: create our node, then list the members together with the barrier node's stat. If
- *       {@code ready} is there, we are through. If there are at least {@code memberQty} members and the last
- *       change to the member list was our own create (the parent's {@code pzxid} equals our node's {@code czxid}),
- *       we completed the barrier: we create {@code ready} and are through. Otherwise we wait for {@code ready}
- *       with a watch on it. Only a member that saw {@code ready}, created it, or was told of its creation gets
- *       through, so nobody leaves before the barrier is open (which could strand a member that entered last).</li>
+ *   <li>{@code enter}: create our node, straight in: the path usually exists. If it does not, create the path
+ *       (a container, with any missing ancestors) and our node again, the two sent back to back; members arriving
+ *       together at a new path all do so, and all but the first find the path made ({@code NodeExists}, ignored).
+ *       Then list the members together with the barrier node's stat. If {@code ready} is there, we are through.
+ *       If there are at least {@code memberQty} members and the last change to the member list was our own
+ *       create (the parent's {@code pzxid} equals our node's {@code czxid}), we completed the barrier: we create
+ *       {@code ready} and are through. Otherwise we wait for {@code ready} with a watch on it. Only a member that
+ *       saw {@code ready}, created it, or was told of its creation gets through, so nobody leaves before the
+ *       barrier is open (which could strand a member that entered last).</li>
  *   <li>{@code leave}: the member whose node sorts first ("lowest") leaves last: it watches the member list and,
  *       once it is alone, deletes its node and {@code ready} in one transaction. Every other member deletes its
  *       node at once and watches the lowest node; when that is gone it checks that no member is left. This is
  *       also the order Curator's members follow, so mixed barriers leave in agreement.</li>
  * </ul>
  * A waiting call re-reads the server's state after every wake-up, connection events included; a wake-up alone is
- * never taken as progress. Requests per member and round (measured, no faults): 4 for {@code enter} on an
- * existing path (existence check of the barrier path, create, list, watch on {@code ready}; the completing member
- * creates {@code ready} instead of watching), 2 or 3 more on a new path (marker, list, and a watch on the first
- * marker for all but its owner), 4 for {@code leave} (2 to 4 for the lowest member, plus one list per wake-up).
+ * never taken as progress. Requests per member and round (measured, no faults): 3 for {@code enter} on an
+ * existing path (create, list, watch on {@code ready}; the completing member creates {@code ready} instead of
+ * watching), 2 more on a new path (the create that finds no path, the path's create), 4 for {@code leave} (2 to 4
+ * for the lowest member, plus one list per wake-up). Each member is woken at most once per phase, except the
+ * lowest in {@code leave}, woken by changes to the member list until it is alone.
  *
  * <h2>Failed writes</h2>
- * None in a round of {@code memberQty} members. Left: with more than {@code memberQty} members entering at once,
- * two of them may both complete the barrier and both create {@code ready} (one gets {@code NodeExists}, ignored);
- * a missing parent of a new barrier path costs each member one marker create that finds no parent (once per
- * missing level); and a Curator member may create a new path under a Baton member's marker.
+ * Writes that fail cost the ensemble a proposal like any other, so the protocol keeps them few. On an existing
+ * path: none in a round of {@code memberQty} members (with more entering at once, two may both complete the
+ * barrier and both create {@code ready}; one gets {@code NodeExists}, ignored). On a new path: at most two per
+ * member, the create that finds no path and the path's create that finds it made; that is what an agreement on
+ * who creates the path would cost in writes too (a marker created and deleted per member), without its reads
+ * and round trips.
  *
  * <h2>Failures</h2>
  * <ul>
@@ -123,8 +121,7 @@ public final class DistributedDoubleBarrier {
     final String barrierPath;
     final String readyPath;
     final int memberQty;
-    final BarrierPathMaker paths;
-    /** Path writes that failed (a parent missing, a path swept or made by a foreign client); for tests. */
+    /** Creates that found the barrier path missing, or made by another member first; for tests and benchmarks. */
     final AtomicInteger failedPathCreates = new AtomicInteger();
     /** Protocol writes (ready, member nodes) that failed; for tests and benchmarks. */
     final AtomicInteger failedWrites = new AtomicInteger();
@@ -151,7 +148,6 @@ public final class DistributedDoubleBarrier {
         }
         this.memberQty = memberQty;
         this.readyPath = BatonPaths.makePath(barrierPath, READY_NODE);
-        this.paths = new BarrierPathMaker(client, failedPathCreates);
     }
 
     /**

@@ -69,11 +69,11 @@ class DistributedDoubleBarrierTest {
         Map<String, Long> requests = zk.server().requestCounts();
         BatonClient observer = horses.get(0);
         race.check(rounds.get(0), observer);
-        // No watch left behind, such as one set by exists on a marker or member already gone.
+        // No watch left behind, such as one set by exists on a member already gone.
         await().untilAsserted(() -> assertThat(zk.server().watchCount()).as("server watches")
                 .isEqualTo(watchesBefore));
-        // Writes per round, without failures: 5 member creates, ready, 5 markers; 4 member and 4 marker deletes;
-        // one multi creating the round path (deleting its creator's marker), one the last member's leave.
+        // Writes per round: 5 member creates, ready, 4 member deletes, the last member's leave (a multi), and on
+        // the round's new path the path's create and each member's create that found no path.
         long writes = requests.getOrDefault("create", 0L) + requests.getOrDefault("createContainer", 0L)
                 + requests.getOrDefault("create2", 0L) + requests.getOrDefault("delete", 0L)
                 + requests.getOrDefault("multi", 0L);

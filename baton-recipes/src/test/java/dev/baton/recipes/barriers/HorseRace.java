@@ -76,7 +76,7 @@ final class HorseRace {
      * Asserts, for every round: each {@code enter} returned after the last horse called {@code enter}, each
      * {@code leave} after the last horse called {@code leave}, every horse saw {@code ready} while the round ran,
      * and nothing is left under the round's path; nothing under the gate; no failed member or {@code ready}
-     * write, no failed write to a round's path, and no path-creation marker left.
+     * write, and at most two failed path writes per member (see the class comment of the barrier).
      *
      * @param rounds the rounds every horse ran
      * @param observer a client to look with
@@ -102,13 +102,12 @@ final class HorseRace {
         }
         assertThat(children(observer, "/race/gate")).isEmpty();
         assertThat(failedWrites()).as("failed member/ready writes").isZero();
-        // The members agree on who creates a fresh round path: no create of it fails. Only the gate's parent
-        // /race, missing at the start, costs each horse one marker create that finds no parent.
-        assertThat(all.stream().filter(b -> !b.getPath().equals("/race/gate"))
-                .mapToInt(b -> b.failedPathCreates.get()).sum()).as("failed path writes of the rounds").isZero();
-        assertThat(failedPathWrites()).as("failed path writes of the gate").isLessThanOrEqualTo(HORSES);
-        await().untilAsserted(() -> assertThat(children(observer, "/race")).as("markers left")
-                .noneMatch(n -> n.contains(BarrierPathMaker.CREATING_MARKER)));
+        // A new path costs each member at most the create that finds it missing and the path's create that
+        // finds it made by another member; never more, and nothing else fails.
+        for (DistributedDoubleBarrier b : all) {
+            assertThat(b.failedPathCreates.get()).as("failed path writes of a member of %s", b.getPath())
+                    .isLessThanOrEqualTo(2);
+        }
     }
 
     int failedWrites() {
