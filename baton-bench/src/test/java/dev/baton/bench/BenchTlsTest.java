@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.within;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -15,6 +16,7 @@ import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.client.ZKClientConfig;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code --tls}: the clients of every library reach the server through its TLS port, and the run's certificates are
@@ -75,6 +77,24 @@ class BenchTlsTest {
         assertThat(report.markdown().lines().findFirst().orElseThrow()).contains("embedded ZooKeeper at 127.0.0.1:")
                 .contains("clients over TLS");
         assertThat(report.markdown()).contains("### mutex-uncontended").contains("| Baton |").contains("| Curator |");
+    }
+
+    /** ZooKeeper's Netty server factory leaves a non-daemon thread behind; the bench must exit all the same. */
+    @Test
+    void mainExitsAfterATlsRun(@TempDir Path dir) throws Exception {
+        Path java = Path.of(System.getProperty("java.home"), "bin", "java");
+        Path out = dir.resolve("report.md");
+        Process bench = new ProcessBuilder(java.toString(), "-cp", System.getProperty("java.class.path"),
+                BenchMain.class.getName(), "--tls", "--scenarios", "get-data", "--libraries", "zookeeper", "--ops",
+                "10", "--rounds", "1", "--warmup-rounds", "0")
+                .redirectOutput(out.toFile()).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+        try {
+            assertThat(bench.waitFor(60, TimeUnit.SECONDS)).as("the bench exited after its report").isTrue();
+            assertThat(bench.exitValue()).isZero();
+            assertThat(Files.readString(out)).contains("clients over TLS").contains("| ZooKeeper |");
+        } finally {
+            bench.destroyForcibly().waitFor();
+        }
     }
 
     /** Whether a plaintext client gets a session on {@code connectString} within {@code seconds}. */
