@@ -11,6 +11,7 @@ import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZKUtil;
 import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.ZooKeeper;
+import org.apache.zookeeper.client.ZKClientConfig;
 
 /**
  * A bare ZooKeeper handle the runner and the scenarios use for set-up and clean-up, never inside a measured loop,
@@ -23,16 +24,22 @@ final class Admin implements AutoCloseable {
         this.zk = zk;
     }
 
-    /** Connects and waits for the session. */
-    static Admin connect(String connectString) throws InterruptedException {
+    /**
+     * Connects and waits for the session.
+     *
+     * @param clientConfig the client settings (TLS), or null for the defaults
+     */
+    static Admin connect(String connectString, ZKClientConfig clientConfig) throws InterruptedException {
         CountDownLatch connected = new CountDownLatch(1);
+        Watcher watcher = event -> {
+            if (event.getState() == Watcher.Event.KeeperState.SyncConnected) {
+                connected.countDown();
+            }
+        };
         ZooKeeper zk;
         try {
-            zk = new ZooKeeper(connectString, 30_000, event -> {
-                if (event.getState() == Watcher.Event.KeeperState.SyncConnected) {
-                    connected.countDown();
-                }
-            });
+            zk = clientConfig == null ? new ZooKeeper(connectString, 30_000, watcher)
+                    : new ZooKeeper(connectString, 30_000, watcher, clientConfig);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot connect to " + connectString, e);
         }

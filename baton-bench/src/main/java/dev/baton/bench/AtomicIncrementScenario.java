@@ -64,6 +64,12 @@ final class AtomicIncrementScenario implements Scenario {
         return client.hasRecipes();
     }
 
+    /** No: its sessions go through the {@link FailedWriteCounter}, which reads plaintext. */
+    @Override
+    public boolean runsOverTls() {
+        return false;
+    }
+
     private static String counterPath(RunContext run) {
         return run.basePath() + "/counter";
     }
@@ -83,7 +89,7 @@ final class AtomicIncrementScenario implements Scenario {
         for (int i = 0; i < CLIENTS; i++) {
             BenchClient session = client.another();
             clients.sessions.add(session);
-            session.open(wire.connectString());
+            session.open(wire.connectString(), null); // plaintext only: the wire counter reads the protocol
             clients.counters.add(session.atomicLong(counterPath(run), RETRIES));
         }
         run.awaitQuiet();

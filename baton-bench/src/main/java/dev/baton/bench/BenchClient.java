@@ -2,6 +2,7 @@ package dev.baton.bench;
 
 import java.util.concurrent.TimeUnit;
 import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.client.ZKClientConfig;
 
 /**
  * One ZooKeeper library seen through the operations the scenarios need. Each library has one implementation in
@@ -391,10 +392,12 @@ public interface BenchClient extends AutoCloseable {
      * Connects to the server and waits (up to 30 seconds) until the session is established.
      *
      * @param connectString the server, such as {@code "127.0.0.1:2181"}
+     * @param clientConfig the ZooKeeper client settings to connect with (TLS), given to the library the way its
+     *     users give them; null for the library's defaults
      * @throws InterruptedException if interrupted while waiting
      * @throws IllegalStateException if no session could be established in time
      */
-    void open(String connectString) throws InterruptedException;
+    void open(String connectString, ZKClientConfig clientConfig) throws InterruptedException;
 
     /** Closes the session. Calling it before {@link #open} or twice does nothing. */
     @Override

@@ -20,6 +20,8 @@ import java.util.List;
  * @param dataBytes bytes of data per created node
  * @param connect an external server's connect string, or null for an embedded server
  * @param ensemble servers of a local ensemble of separate JVMs to run against, or 0 for one embedded server
+ * @param tls serve TLS on the embedded server's client port (certificates made for the run) and connect every
+ *     client over it
  * @param latencyNanos delay added to every chunk of bytes each way between the clients and the server, 0 for none
  * @param out a file to write the report to as well, or null
  * @param chart a file to write the SVG chart to, or null for the report's file with {@code .svg} in place of its
@@ -29,7 +31,7 @@ import java.util.List;
  */
 record BenchOptions(List<String> scenarios, List<String> libraries, int ops, int warmupOps, int warmupRounds,
         int rounds, int slice, long maxRunNanos, int inFlight, int dataBytes, String connect, int ensemble,
-        long latencyNanos, Path out, Path chart, boolean help, boolean list) {
+        boolean tls, long latencyNanos, Path out, Path chart, boolean help, boolean list) {
 
     static final String USAGE = """
             Usage: baton-bench/run [options]
@@ -49,6 +51,11 @@ record BenchOptions(List<String> scenarios, List<String> libraries, int ops, int
               --ensemble N         start an ensemble of N servers, each its own JVM on loopback, and run
                                    against it instead of an embedded server; clients connect to any of
                                    them, as in production (requests/op shows n/a)
+              --tls                serve TLS on the embedded server's client port, with certificates made
+                                   for the run (deleted after it), and connect every client over it
+                                   (mutual TLS, ZooKeeper's Netty client socket); not with --ensemble or
+                                   --connect, nor for the scenarios that read the plaintext protocol on a
+                                   proxy of their own (double-barrier, atomic-increment)
               --latency MICROS     put a delay line in front of the server: every chunk of bytes arrives
                                    MICROS µs late, each way (a network round trip of 2 × MICROS), for
                                    every library alike (default 0: loopback only)
@@ -81,6 +88,17 @@ record BenchOptions(List<String> scenarios, List<String> libraries, int ops, int
         }
         if (ensemble > 0 && connect != null) {
             throw new IllegalArgumentException("--ensemble and --connect exclude each other");
+        }
+        if (tls && connect != null) {
+            throw new IllegalArgumentException("--tls and --connect exclude each other: --tls starts its own server"
+                    + " with certificates made for the run");
+        }
+        if (tls && ensemble > 0) {
+            // Baton's ensemble tracker moves a session to the client ports /zookeeper/config lists, which are the
+            // plaintext ones (the dynamic configuration has no TLS port); Curator's adopts them at its next
+            // connection. Over TLS that is a connection loss, so measure TLS on the embedded server only.
+            throw new IllegalArgumentException("--tls and --ensemble exclude each other: Baton's ensemble tracker"
+                    + " moves sessions to the plaintext client ports /zookeeper/config lists, which refuse TLS");
         }
         if (maxRunNanos < 0) {
             throw new IllegalArgumentException("--duration must be >= 0");
@@ -123,6 +141,7 @@ record BenchOptions(List<String> scenarios, List<String> libraries, int ops, int
         int dataBytes = 16;
         String connect = null;
         int ensemble = 0;
+        boolean tls = false;
         long latencyNanos = 0;
         Path out = null;
         Path chart = null;
@@ -153,6 +172,7 @@ record BenchOptions(List<String> scenarios, List<String> libraries, int ops, int
                 case "--data-bytes" -> dataBytes = integer(flag, value(flag, inline, queue));
                 case "--connect" -> connect = value(flag, inline, queue);
                 case "--ensemble" -> ensemble = integer(flag, value(flag, inline, queue));
+                case "--tls" -> tls = true;
                 case "--latency" -> latencyNanos = integer(flag, value(flag, inline, queue)) * 1_000L;
                 case "--out" -> out = Path.of(value(flag, inline, queue));
                 case "--chart" -> chart = Path.of(value(flag, inline, queue));
@@ -160,7 +180,7 @@ record BenchOptions(List<String> scenarios, List<String> libraries, int ops, int
             }
         }
         return new BenchOptions(scenarios, libraries, ops, warmupOps == null ? ops : warmupOps, warmupRounds, rounds,
-                slice, maxRunNanos, inFlight, dataBytes, connect, ensemble, latencyNanos, out, chart, help,
+                slice, maxRunNanos, inFlight, dataBytes, connect, ensemble, tls, latencyNanos, out, chart, help,
                 list);
     }
 

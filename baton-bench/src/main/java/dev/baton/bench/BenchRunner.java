@@ -49,10 +49,10 @@ final class BenchRunner {
     List<ScenarioResult> run(List<Scenario> scenarios, List<BenchClient> clients)
             throws KeeperException, InterruptedException {
         List<ScenarioResult> results = new ArrayList<>();
-        try (Admin admin = Admin.connect(server.connectString())) {
+        try (Admin admin = Admin.connect(server.connectString(), server.clientConfig())) {
             try {
                 for (BenchClient client : clients) {
-                    client.open(server.connectString());
+                    client.open(server.connectString(), server.clientConfig());
                 }
                 admin.deleteTree(ROOT);
                 for (Scenario scenario : scenarios) {

@@ -1,19 +1,30 @@
 package dev.baton.bench;
 
 import dev.baton.testing.EmbeddedZooKeeper;
+import dev.baton.testing.ServerSecurity;
 import dev.baton.testing.TcpProxy;
+import dev.baton.testing.TlsCertificates;
 import dev.baton.testing.ZooKeeperEnsemble;
 import java.time.Duration;
 import java.util.Map;
 import java.util.TreeMap;
+import org.apache.zookeeper.client.ZKClientConfig;
 
 /**
  * The server the adapters talk to: an {@link EmbeddedZooKeeper} in this JVM, which counts client requests, a
  * {@link ZooKeeperEnsemble} of separate JVMs, or an external server given by its address (neither of which
  * counts); optionally behind a delay line ({@link #withLatency}) that stands in for a network between the clients
  * and the server.
+ *
+ * <p>With TLS ({@code --tls}) the embedded server serves TLS on the client port the clients are given, with
+ * {@link TlsCertificates} made for the run and deleted by {@link #close()} after the server stopped; every client
+ * connects with {@link #clientConfig()}: mutual TLS through ZooKeeper's Netty client socket. The server's plaintext
+ * port (the kit keeps one for four-letter words) is never given to a client.
  */
 final class BenchServer implements AutoCloseable {
+    /** The common name of the certificate every client shows with TLS. */
+    static final String CLIENT_NAME = "baton-bench";
+
     private final EmbeddedZooKeeper embedded;
     /** What {@link #close()} stops, or null when someone else owns the server. */
     private final Runnable owned;
@@ -22,19 +33,23 @@ final class BenchServer implements AutoCloseable {
     /** With {@link #withLatency}: the proxy, and the server behind it (closed with this one). */
     private final TcpProxy delayLine;
     private final BenchServer behind;
+    /** The certificates of the TLS client port, or null for plaintext; closed by whoever owns the server. */
+    private final TlsCertificates tls;
 
     private BenchServer(EmbeddedZooKeeper embedded, Runnable owned, String description, String connectString,
-            TcpProxy delayLine, BenchServer behind) {
+            TcpProxy delayLine, BenchServer behind, TlsCertificates tls) {
         this.embedded = embedded;
         this.owned = owned;
         this.description = description;
         this.connectString = connectString;
         this.delayLine = delayLine;
         this.behind = behind;
+        this.tls = tls;
     }
 
-    private BenchServer(EmbeddedZooKeeper embedded, Runnable owned, String description, String connectString) {
-        this(embedded, owned, description, connectString, null, null);
+    private BenchServer(EmbeddedZooKeeper embedded, Runnable owned, String description, String connectString,
+            TlsCertificates tls) {
+        this(embedded, owned, description, connectString, null, null, tls);
     }
 
     /**
@@ -58,13 +73,28 @@ final class BenchServer implements AutoCloseable {
                 Integer.parseInt(target.substring(target.lastIndexOf(':') + 1)));
         proxy.latency(latency);
         return new BenchServer(embedded, null, description + " behind a delay line of " + latency.toNanos() / 1_000
-                + " µs each way", proxy.address(), proxy, this);
+                + " µs each way", proxy.address(), proxy, this, tls);
     }
 
-    /** Starts an embedded server on a free loopback port; {@link #close()} stops it. */
-    static BenchServer embedded() {
-        EmbeddedZooKeeper zk = new EmbeddedZooKeeper().start();
-        return new BenchServer(zk, zk::close, "embedded ZooKeeper at " + zk.connectString(), zk.connectString());
+    /**
+     * Starts an embedded server on a free loopback port; {@link #close()} stops it (and deletes its certificates).
+     *
+     * @param tls serve TLS on the client port, with certificates made now
+     */
+    static BenchServer embedded(boolean tls) {
+        TlsCertificates certificates = tls ? TlsCertificates.create() : null;
+        EmbeddedZooKeeper zk = null;
+        try {
+            zk = EmbeddedZooKeeper.builder().security(security(certificates)).build();
+            zk.start();
+            EmbeddedZooKeeper started = zk;
+            return new BenchServer(zk, () -> closeAll(started::close, certificates),
+                    "embedded ZooKeeper at " + zk.connectString() + overTls(certificates), zk.connectString(),
+                    certificates);
+        } catch (RuntimeException | Error e) {
+            closeAll(zk == null ? null : zk::close, certificates);
+            throw e;
+        }
     }
 
     /**
@@ -86,25 +116,67 @@ final class BenchServer implements AutoCloseable {
                 }
                 description += ", each behind a delay line of " + latency.toNanos() / 1_000 + " µs each way";
             }
-            return new BenchServer(null, ensemble::close, description, ensemble.connectString());
+            return new BenchServer(null, ensemble::close, description, ensemble.connectString(), null);
         } catch (RuntimeException e) {
             ensemble.close();
             throw e;
         }
     }
 
-    /** Uses an embedded server someone else owns (tests); {@link #close()} leaves it running. */
+    /**
+     * Uses an embedded server someone else owns (tests); {@link #close()} leaves it running. A TLS server's
+     * clients connect over TLS with its certificates.
+     */
     static BenchServer of(EmbeddedZooKeeper zk) {
-        return new BenchServer(zk, null, "embedded ZooKeeper at " + zk.connectString(), zk.connectString());
+        TlsCertificates certificates = zk.security().tls().orElse(null);
+        return new BenchServer(zk, null, "embedded ZooKeeper at " + zk.connectString() + overTls(certificates),
+                zk.connectString(), certificates);
     }
 
     /** An external server; request counts are not available. */
     static BenchServer external(String connectString) {
-        return new BenchServer(null, null, "external ZooKeeper at " + connectString, connectString);
+        return new BenchServer(null, null, "external ZooKeeper at " + connectString, connectString, null);
+    }
+
+    private static ServerSecurity security(TlsCertificates certificates) {
+        return certificates == null ? ServerSecurity.NONE : ServerSecurity.builder().tls(certificates).build();
+    }
+
+    /** The description's TLS part: empty for plaintext. */
+    private static String overTls(TlsCertificates certificates) {
+        return certificates == null ? ""
+                : ", clients over TLS (mutual, certificates made for the run, ZooKeeper's Netty client socket)";
+    }
+
+    /** Stops a server (if any), then deletes the certificates (if any), even if the stop failed. */
+    private static void closeAll(Runnable server, TlsCertificates certificates) {
+        try {
+            if (server != null) {
+                server.run();
+            }
+        } finally {
+            if (certificates != null) {
+                certificates.close();
+            }
+        }
     }
 
     String connectString() {
         return connectString;
+    }
+
+    /** True if clients connect over TLS ({@link #clientConfig()} is not null). */
+    boolean tls() {
+        return tls != null;
+    }
+
+    /**
+     * The ZooKeeper client settings every client of this server connects with: with TLS a new configuration each
+     * call (secure client, Netty socket, the run's trust store and a client certificate), or null for plaintext,
+     * where each library keeps its own defaults.
+     */
+    ZKClientConfig clientConfig() {
+        return tls == null ? null : tls.clientConfig(CLIENT_NAME);
     }
 
     /** True if {@link #requestCount()} means something. */

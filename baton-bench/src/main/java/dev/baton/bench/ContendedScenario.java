@@ -74,7 +74,7 @@ abstract class ContendedScenario implements Scenario {
         for (int i = 0; i < CLIENTS; i++) {
             BenchClient session = client.another();
             clients.sessions.add(session);
-            session.open(run.connectString());
+            session.open(run.connectString(), run.clientConfig());
             Worker worker = worker(session, lockPath(run));
             clients.workers.add(worker);
             worker.op(1); // each recipe object's first use, unmeasured, one client at a time

@@ -48,7 +48,7 @@ final class DiscoveryScenarios {
             writer = client.discovery(run.basePath());
             register(writer, instances);
             reader = client.another();
-            reader.open(run.connectString());
+            reader.open(run.connectString(), run.clientConfig());
             readerDiscovery = reader.discovery(run.basePath());
         }
 

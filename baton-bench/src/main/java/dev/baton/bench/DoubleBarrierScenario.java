@@ -71,6 +71,12 @@ final class DoubleBarrierScenario implements Scenario {
         return client.hasRecipes() && !(client.name().equals("Curator") && Boolean.getBoolean(SKIP_CURATOR_PROPERTY));
     }
 
+    /** No: its sessions go through the {@link FailedWriteCounter}, which reads plaintext. */
+    @Override
+    public boolean runsOverTls() {
+        return false;
+    }
+
     /** Names what a written path is, relative to the rounds under {@code base}. */
     static String pathKind(String base, String path) {
         if (!path.startsWith(base + "/")) {
@@ -102,7 +108,8 @@ final class DoubleBarrierScenario implements Scenario {
         for (int i = 0; i < MEMBERS; i++) {
             BenchClient session = client.another();
             members.sessions.add(session);
-            session.open(Boolean.getBoolean("baton.bench.noWire") ? run.connectString() : wire.connectString());
+            // Plaintext only: the wire counter reads the protocol (see runsOverTls).
+            session.open(Boolean.getBoolean("baton.bench.noWire") ? run.connectString() : wire.connectString(), null);
         }
         run.awaitQuiet();
     }

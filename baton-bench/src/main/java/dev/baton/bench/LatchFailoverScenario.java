@@ -116,7 +116,7 @@ final class LatchFailoverScenario implements Scenario {
         for (int i = 0; i < LATCHES; i++) {
             BenchClient session = client.another();
             election.members.add(new Member(session, "p" + i));
-            session.open(run.connectString());
+            session.open(run.connectString(), run.clientConfig());
         }
         for (Member member : election.members) {
             election.join(member);

@@ -91,7 +91,7 @@ final class QueueScenario implements Scenario {
     private static BenchClient open(BenchClient client, RunContext run, Turn turn) throws InterruptedException {
         BenchClient session = client.another();
         turn.sessions.add(session);
-        session.open(run.connectString());
+        session.open(run.connectString(), run.clientConfig());
         return session;
     }
 

@@ -4,6 +4,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
+import org.apache.zookeeper.client.ZKClientConfig;
 
 /**
  * What one turn of a scenario by one adapter gets: its own empty base path, the limits, the payload, and where
@@ -62,6 +63,14 @@ final class RunContext {
     /** The server's address, for scenarios that open more sessions ({@link BenchClient#another()}). */
     String connectString() {
         return server.connectString();
+    }
+
+    /**
+     * The client settings the sessions a scenario opens connect with, beside {@link #connectString()}: a new TLS
+     * configuration each call with {@code --tls}, otherwise null (the library's defaults).
+     */
+    ZKClientConfig clientConfig() {
+        return server.clientConfig();
     }
 
     /**

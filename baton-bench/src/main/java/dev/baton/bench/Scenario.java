@@ -31,6 +31,16 @@ interface Scenario {
     }
 
     /**
+     * Tells whether the scenario can run with {@code --tls}. One whose sessions go through a proxy that reads the
+     * ZooKeeper protocol ({@link FailedWriteCounter}) cannot: over TLS the proxy would see only encrypted bytes.
+     *
+     * @return true by default
+     */
+    default boolean runsOverTls() {
+        return true;
+    }
+
+    /**
      * Prepares a run: {@link RunContext#basePath()} exists and is empty when this is called. Not measured.
      *
      * @param client the adapter under test

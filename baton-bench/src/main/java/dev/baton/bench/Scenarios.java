@@ -50,4 +50,38 @@ final class Scenarios {
         }
         return selected;
     }
+
+    /**
+     * The scenarios with the given names as {@link #select(List)} picks them, for a run with or without
+     * {@code --tls}. With TLS, a scenario that cannot run over it ({@link Scenario#runsOverTls()}) is refused when
+     * named, and left out of "all" (an empty list; {@link #withoutTls} names what was left out).
+     *
+     * @param names the names, or empty for all
+     * @param tls whether the run is over TLS
+     * @return the scenarios to run, in order
+     * @throws IllegalArgumentException naming an unknown scenario, or with TLS the named ones that cannot run over it
+     */
+    static List<Scenario> select(List<String> names, boolean tls) {
+        List<Scenario> selected = select(names);
+        if (!tls) {
+            return selected;
+        }
+        List<String> refused = withoutTls(selected);
+        if (names.isEmpty()) {
+            return selected.stream().filter(Scenario::runsOverTls).toList();
+        }
+        if (!refused.isEmpty()) {
+            throw new IllegalArgumentException("--tls cannot run " + String.join(", ", refused) + ": their sessions go"
+                    + " through a proxy that reads the plaintext ZooKeeper protocol to count failed writes");
+        }
+        return selected;
+    }
+
+    /**
+     * @param scenarios some scenarios
+     * @return the names of those that cannot run over TLS, in order
+     */
+    static List<String> withoutTls(List<Scenario> scenarios) {
+        return scenarios.stream().filter(s -> !s.runsOverTls()).map(Scenario::name).toList();
+    }
 }

@@ -72,7 +72,7 @@ final class SelectorRotationScenario implements Scenario {
         for (int i = 0; i < SELECTORS; i++) {
             BenchClient session = client.another();
             rotation.sessions.add(session);
-            session.open(run.connectString());
+            session.open(run.connectString(), run.clientConfig());
         }
         for (int i = 0; i < SELECTORS; i++) {
             rotation.selectors.add(rotation.sessions.get(i).startSelector(path, "s" + i, () -> {

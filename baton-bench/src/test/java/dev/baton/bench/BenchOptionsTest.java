@@ -24,6 +24,35 @@ class BenchOptionsTest {
         assertThat(o.latencyNanos()).isZero();
         assertThat(o.out()).isNull();
         assertThat(o.scenarios()).isEmpty();
+        assertThat(o.tls()).isFalse();
+    }
+
+    @Test
+    void tlsIsAFlagForOwnServersOnly() {
+        assertThat(BenchOptions.parse("--tls", "--scenarios", "get-data").tls()).isTrue();
+        assertThat(BenchOptions.parse("--tls", "--latency", "250").latencyNanos()).isEqualTo(250_000);
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> BenchOptions.parse("--tls", "--connect", "127.0.0.1:2281"))
+                .withMessageContaining("--tls and --connect");
+        assertThatIllegalArgumentException().isThrownBy(() -> BenchOptions.parse("--ensemble", "3", "--tls"))
+                .withMessageContaining("--tls and --ensemble").withMessageContaining("plaintext client ports");
+        assertThat(BenchOptions.USAGE).contains("--tls");
+    }
+
+    @Test
+    void tlsRefusesNamedScenariosThatReadTheProtocolAndLeavesThemOutOfAll() {
+        assertThat(Scenarios.select(List.of("get-data", "mutex-uncontended"), true)).extracting(Scenario::name)
+                .containsExactly("get-data", "mutex-uncontended");
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> Scenarios.select(List.of("get-data", "double-barrier", "atomic-increment"), true))
+                .withMessageContaining("--tls cannot run double-barrier, atomic-increment")
+                .withMessageNotContaining("get-data");
+        List<Scenario> all = Scenarios.select(List.of(), true);
+        assertThat(all).extracting(Scenario::name).doesNotContain("double-barrier", "atomic-increment")
+                .contains("get-data", "mutex-uncontended", "mutex-8", "latch-failover", "queue");
+        assertThat(all).hasSize(Scenarios.ALL.size() - 2);
+        assertThat(Scenarios.withoutTls(Scenarios.ALL)).containsExactly("double-barrier", "atomic-increment");
+        assertThat(Scenarios.select(List.of("double-barrier"), false)).hasSize(1);
     }
 
     @Test

@@ -20,6 +20,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.client.ZKClientConfig;
 
 /**
  * Baton with default settings: blocking {@code forPath} for the blocking hooks, {@code forPathAsync} (a
@@ -269,8 +270,13 @@ public final class BatonBenchClient implements BenchClient {
             };
 
     @Override
-    public void open(String connectString) throws InterruptedException {
-        client = Baton.newClient(connectString, new ExponentialBackoffRetry(1000, 3));
+    public void open(String connectString, ZKClientConfig clientConfig) throws InterruptedException {
+        Baton.Builder builder = Baton.builder().connectString(connectString)
+                .retryPolicy(new ExponentialBackoffRetry(1000, 3));
+        if (clientConfig != null) {
+            builder.zkClientConfig(clientConfig);
+        }
+        client = builder.build();
         if (metered) {
             metrics = BatonMetrics.monitor(client, new SimpleMeterRegistry());
         }

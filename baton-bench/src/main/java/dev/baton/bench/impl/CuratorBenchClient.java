@@ -16,6 +16,7 @@ import org.apache.curator.framework.recipes.leader.LeaderSelectorListenerAdapter
 import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.curator.retry.RetryNTimes;
 import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.client.ZKClientConfig;
 
 /**
  * Apache Curator with default settings: blocking {@code forPath} for the blocking hooks, and
@@ -309,8 +310,14 @@ public final class CuratorBenchClient implements BenchClient {
             };
 
     @Override
-    public void open(String connectString) throws InterruptedException {
-        client = CuratorFrameworkFactory.newClient(connectString, new ExponentialBackoffRetry(1000, 3));
+    public void open(String connectString, ZKClientConfig clientConfig) throws InterruptedException {
+        // newClient(connectString, retryPolicy) is this builder with its defaults; TLS goes through zkClientConfig.
+        CuratorFrameworkFactory.Builder builder = CuratorFrameworkFactory.builder().connectString(connectString)
+                .retryPolicy(new ExponentialBackoffRetry(1000, 3));
+        if (clientConfig != null) {
+            builder.zkClientConfig(clientConfig);
+        }
+        client = builder.build();
         client.start();
         if (!client.blockUntilConnected(30, TimeUnit.SECONDS)) {
             close();

@@ -10,6 +10,7 @@ import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.ZooKeeper;
+import org.apache.zookeeper.client.ZKClientConfig;
 
 /**
  * The bare ZooKeeper client, the floor every library is measured against: its blocking API for the blocking
@@ -36,14 +37,16 @@ public final class ZooKeeperBenchClient implements BenchClient {
     }
 
     @Override
-    public void open(String connectString) throws InterruptedException {
+    public void open(String connectString, ZKClientConfig clientConfig) throws InterruptedException {
         CountDownLatch connected = new CountDownLatch(1);
+        Watcher watcher = event -> {
+            if (event.getState() == Watcher.Event.KeeperState.SyncConnected) {
+                connected.countDown();
+            }
+        };
         try {
-            zk = new ZooKeeper(connectString, SESSION_TIMEOUT_MS, event -> {
-                if (event.getState() == Watcher.Event.KeeperState.SyncConnected) {
-                    connected.countDown();
-                }
-            });
+            zk = clientConfig == null ? new ZooKeeper(connectString, SESSION_TIMEOUT_MS, watcher)
+                    : new ZooKeeper(connectString, SESSION_TIMEOUT_MS, watcher, clientConfig);
         } catch (IOException e) {
             throw new UncheckedIOException("ZooKeeper: cannot connect to " + connectString, e);
         }
