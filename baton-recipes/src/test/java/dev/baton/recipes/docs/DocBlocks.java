@@ -155,20 +155,23 @@ final class DocBlocks {
             return List.of(block.where() + ": " + block.mirrorPath() + " has no '// " + doc + " begin "
                     + block.mirrorName() + "' ... '// " + doc + " end " + block.mirrorName() + "' region");
         }
-        String diff = difference(dedent(block.lines()), region);
+        String diff = difference(dedent(block.lines()), region, block.file(), block.line());
         return diff == null ? List.of()
                 : List.of(block.where() + " differs from " + block.mirrorPath() + "#" + block.mirrorName() + ":\n"
                         + diff);
     }
 
-    /** The first difference of two texts, shown line by line, or {@code null} if they are equal. */
-    static String difference(List<String> doc, List<String> source) {
+    /**
+     * The first difference of two texts, shown line by line, or {@code null} if they are equal; {@code doc}'s
+     * lines are those after line {@code fence} of {@code file}.
+     */
+    static String difference(List<String> doc, List<String> source, String file, int fence) {
         int n = Math.max(doc.size(), source.size());
         for (int i = 0; i < n; i++) {
             String d = i < doc.size() ? doc.get(i) : null;
             String s = i < source.size() ? source.get(i) : null;
             if (d == null || !d.equals(s)) {
-                return "  line " + (i + 1) + " of the block:\n"
+                return "  line " + (i + 1) + " of the block (" + file + ":" + (fence + 1 + i) + "):\n"
                         + "    document: " + (d == null ? "(the block ends)" : "|" + d + "|") + "\n"
                         + "    source:   " + (s == null ? "(the region ends)" : "|" + s + "|");
             }
