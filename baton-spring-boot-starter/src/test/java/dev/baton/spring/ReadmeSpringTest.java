@@ -169,7 +169,7 @@ class Nightly {
 
 @LeaderOnly
 @Component
-class BatchGate implements SmartLifecycle {                   // started when leadership is granted, stopped when revoked
+class BatchGate implements SmartLifecycle {   // started when leadership is granted, stopped when revoked
     private final Batches batches;
 
     BatchGate(Batches batches) { this.batches = batches; }

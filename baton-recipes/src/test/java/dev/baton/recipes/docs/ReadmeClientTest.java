@@ -184,16 +184,17 @@ class ReadmeClientTest {
     }
 
     // README.md begin tls-client
-    static BatonClient securedClient(String servers, Path keys) {    // ("zk1:2281,zk2:2281,zk3:2281", Path.of("/etc/app"))
+    static BatonClient securedClient(String servers, Path keys) {   // ("zk1:2281,zk2:2281", Path.of("/etc/app"))
         ZKClientConfig tls = new ZKClientConfig();     // starts from the JVM's zookeeper.* system properties
-        tls.setProperty(ZKClientConfig.SECURE_CLIENT, "true");                                  // zookeeper.client.secure
+        tls.setProperty(ZKClientConfig.SECURE_CLIENT, "true");                              // zookeeper.client.secure
         tls.setProperty(ZKClientConfig.ZOOKEEPER_CLIENT_CNXN_SOCKET, "org.apache.zookeeper.ClientCnxnSocketNetty");
-        tls.setProperty("zookeeper.ssl.trustStore.location", keys.resolve("zk-truststore.p12").toString());  // whom to trust
-        tls.setProperty("zookeeper.ssl.trustStore.password", secret("ZK_TRUSTSTORE_PASSWORD"));   // your vault, env, ...
-        tls.setProperty("zookeeper.ssl.keyStore.location", keys.resolve("zk-client.p12").toString());   // x509 certificate
+        // Whom to trust, and the x509 client certificate; the passwords from your vault, the environment, ...
+        tls.setProperty("zookeeper.ssl.trustStore.location", keys.resolve("zk-truststore.p12").toString());
+        tls.setProperty("zookeeper.ssl.trustStore.password", secret("ZK_TRUSTSTORE_PASSWORD"));
+        tls.setProperty("zookeeper.ssl.keyStore.location", keys.resolve("zk-client.p12").toString());
         tls.setProperty("zookeeper.ssl.keyStore.password", secret("ZK_KEYSTORE_PASSWORD"));
 
-        List<ACL> appOnly = ZooDefs.Ids.CREATOR_ALL_ACL;   // whoever created the node: x509:<its subject>, digest:app:...
+        List<ACL> appOnly = ZooDefs.Ids.CREATOR_ALL_ACL;   // only its creator: x509:<its subject>, digest:app:...
         return Baton.builder()
                 .connectString(servers)                    // the servers' secureClientPort
                 .zkClientConfig(tls)
