@@ -9,12 +9,8 @@ import dev.baton.recipes.locks.InterProcessMutex;
 import dev.baton.retry.ExponentialBackoffRetry;
 import dev.baton.testing.EmbeddedZooKeeperExtension;
 import java.io.ByteArrayOutputStream;
-import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.apache.zookeeper.KeeperException;
@@ -23,17 +19,16 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * The worked port in MIGRATING.md: the Baton block there is this class's {@link ReportJob}, character for
- * character (after removing the indentation of the nesting), and it runs.
+ * The worked port in MIGRATING.md: the Baton block there is this class's {@link ReportJob} and the Curator block
+ * is {@link dev.baton.recipes.migrating.ReportJob} (both checked line for line by
+ * {@link dev.baton.recipes.docs.DocsMirrorTest}), and both run.
  */
 @Timeout(60)
 class MigratingExampleTest {
     @RegisterExtension
     static EmbeddedZooKeeperExtension zk = new EmbeddedZooKeeperExtension();
 
-    private static final String MARKER = "<!-- mirrored: baton-recipes/src/test/java/dev/baton/recipes/MigratingExampleTest.java -->";
-
-    // MIGRATING.md begin
+    // MIGRATING.md begin report-job
     public static class ReportJob {
         public static void main(String[] args) throws KeeperException, InterruptedException {
             try (BatonClient client = Baton.newClient(args[0], new ExponentialBackoffRetry(1000, 3))) {
@@ -57,34 +52,7 @@ class MigratingExampleTest {
             }
         }
     }
-    // MIGRATING.md end
-
-    /** The module's directory when run by Maven (surefire's working directory), else the repository's root. */
-    private static Path repositoryFile(String name) {
-        Path inModule = Path.of("..", name);
-        return Files.exists(inModule) ? inModule : Path.of(name);
-    }
-
-    @Test
-    void theGuidesBlockIsThisClasssReportJob() throws IOException {
-        List<String> guide = Files.readAllLines(repositoryFile("MIGRATING.md"), StandardCharsets.UTF_8);
-        int marker = guide.indexOf(MARKER);
-        assertThat(marker).as("the marker line in MIGRATING.md").isNotNegative();
-        assertThat(guide.get(marker + 1)).isEqualTo("```java");
-        int end = guide.subList(marker + 2, guide.size()).indexOf("```") + marker + 2;
-        List<String> block = guide.subList(marker + 2, end);
-
-        List<String> source = Files.readAllLines(
-                repositoryFile("baton-recipes/src/test/java/dev/baton/recipes/MigratingExampleTest.java"),
-                StandardCharsets.UTF_8);
-        List<String> region = source.subList(source.indexOf("    // MIGRATING.md begin") + 1,
-                source.indexOf("    // MIGRATING.md end"));
-        List<String> dedented = new ArrayList<>();
-        for (String line : region) {
-            dedented.add(line.startsWith("    ") ? line.substring(4) : line);
-        }
-        assertThat(block).containsExactlyElementsOf(dedented);
-    }
+    // MIGRATING.md end report-job
 
     @Test
     void theReportJobRunsAndReportsAsTheLeaderUnderTheLock() throws Exception {
@@ -102,6 +70,25 @@ class MigratingExampleTest {
             assertThat(client.blockUntilConnected(10, TimeUnit.SECONDS)).isTrue();
             assertThat(children(client, "/reports/leader")).isEmpty(); // the latch left
             assertThat(children(client, "/reports/lock")).isEmpty();   // the lock was released
+        }
+    }
+
+    @Test
+    void theCuratorJobRunsAndReportsAsTheLeaderUnderTheLock() throws Exception {
+        PrintStream out = System.out;
+        ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
+        try {
+            dev.baton.recipes.migrating.ReportJob.main(new String[] {zk.connectString(), "host-2"});
+        } finally {
+            System.setOut(out);
+        }
+        assertThat(captured.toString(StandardCharsets.UTF_8)).startsWith("report by host-2");
+        try (BatonClient client = Baton.newClient(zk.connectString(), new ExponentialBackoffRetry(10, 3))) {
+            client.start();
+            assertThat(client.blockUntilConnected(10, TimeUnit.SECONDS)).isTrue();
+            assertThat(children(client, "/reports/leader")).isEmpty();
+            assertThat(children(client, "/reports/lock")).isEmpty();
         }
     }
 
