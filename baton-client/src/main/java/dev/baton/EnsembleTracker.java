@@ -6,13 +6,15 @@ import java.util.List;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooKeeper;
+import org.apache.zookeeper.client.ZKClientConfig;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Follows a dynamically reconfigured ensemble: reads {@code /zookeeper/config} with a watch on each connection
  * and, when the server list changes, hands the new connect string to the {@link EnsembleProvider} and moves the
- * live handle to it ({@code ZooKeeper.updateServerList}).
+ * live handle to it ({@code ZooKeeper.updateServerList}). A client on TLS is left where it is: the config names
+ * only plaintext client ports.
  */
 final class EnsembleTracker {
     private static final Logger LOG = LoggerFactory.getLogger(EnsembleTracker.class);
@@ -44,6 +46,12 @@ final class EnsembleTracker {
     }
 
     private void apply(ZooKeeper zk, byte[] data) {
+        if (zk.getClientConfig().getBoolean(ZKClientConfig.SECURE_CLIENT)) {
+            // The config lists each server's plaintext client port only (a secure port is not part of it):
+            // following it would move a TLS session to a port that speaks no TLS.
+            LOG.debug("Ensemble config not followed: the client connects over TLS");
+            return;
+        }
         String chroot = chrootOf(core.config().ensembleProvider().getConnectionString());
         String servers = connectStringFromConfig(new String(data, StandardCharsets.UTF_8));
         if (servers.isEmpty()) {

@@ -94,11 +94,8 @@ record BenchOptions(List<String> scenarios, List<String> libraries, int ops, int
                     + " with certificates made for the run");
         }
         if (tls && ensemble > 0) {
-            // Baton's ensemble tracker moves a session to the client ports /zookeeper/config lists, which are the
-            // plaintext ones (the dynamic configuration has no TLS port); Curator's adopts them at its next
-            // connection. Over TLS that is a connection loss, so measure TLS on the embedded server only.
-            throw new IllegalArgumentException("--tls and --ensemble exclude each other: Baton's ensemble tracker"
-                    + " moves sessions to the plaintext client ports /zookeeper/config lists, which refuse TLS");
+            throw new IllegalArgumentException("--tls and --ensemble exclude each other: TLS is measured on the"
+                    + " embedded server only");
         }
         if (maxRunNanos < 0) {
             throw new IllegalArgumentException("--duration must be >= 0");

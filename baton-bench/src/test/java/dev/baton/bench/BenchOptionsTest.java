@@ -35,7 +35,7 @@ class BenchOptionsTest {
                 .isThrownBy(() -> BenchOptions.parse("--tls", "--connect", "127.0.0.1:2281"))
                 .withMessageContaining("--tls and --connect");
         assertThatIllegalArgumentException().isThrownBy(() -> BenchOptions.parse("--ensemble", "3", "--tls"))
-                .withMessageContaining("--tls and --ensemble").withMessageContaining("plaintext client ports");
+                .withMessageContaining("--tls and --ensemble").withMessageContaining("embedded server only");
         assertThat(BenchOptions.USAGE).contains("--tls");
     }
 

@@ -272,7 +272,8 @@ public final class BatonBenchClient implements BenchClient {
     @Override
     public void open(String connectString, ZKClientConfig clientConfig) throws InterruptedException {
         Baton.Builder builder = Baton.builder().connectString(connectString)
-                .retryPolicy(new ExponentialBackoffRetry(1000, 3));
+                .retryPolicy(new ExponentialBackoffRetry(1000, 3))
+                .ensembleTracker(false); // stay on the address given: it may be a proxy (--latency, counters)
         if (clientConfig != null) {
             builder.zkClientConfig(clientConfig);
         }

@@ -311,9 +311,10 @@ public final class CuratorBenchClient implements BenchClient {
 
     @Override
     public void open(String connectString, ZKClientConfig clientConfig) throws InterruptedException {
-        // newClient(connectString, retryPolicy) is this builder with its defaults; TLS goes through zkClientConfig.
+        // The builder with its defaults but the tracker; TLS goes through zkClientConfig.
         CuratorFrameworkFactory.Builder builder = CuratorFrameworkFactory.builder().connectString(connectString)
-                .retryPolicy(new ExponentialBackoffRetry(1000, 3));
+                .retryPolicy(new ExponentialBackoffRetry(1000, 3))
+                .ensembleTracker(false); // stay on the address given: it may be a proxy (--latency, counters)
         if (clientConfig != null) {
             builder.zkClientConfig(clientConfig);
         }
