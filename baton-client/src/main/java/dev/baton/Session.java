@@ -159,7 +159,7 @@ final class Session {
     }
 
     private void onConnectionEvent(HandleWatcher source, Watcher.Event.KeeperState keeperState) {
-        ZooKeeper connectedHandle = null;
+        boolean justConnected = false;
         synchronized (lock) {
             if (closed || source != currentWatcher) {
                 return;
@@ -173,8 +173,11 @@ final class Session {
                     everConnected = true;
                     disconnectEpoch++;
                     post(state);
+                    // Before anyone waiting for the connection goes on: their requests then queue behind the
+                    // tracker's read (and its watch), not ahead of it.
+                    core.onConnected(zk);
                     lock.notifyAll();
-                    connectedHandle = zk;
+                    justConnected = true;
                 }
                 case Disconnected -> {
                     connected = false;
@@ -195,14 +198,13 @@ final class Session {
                 }
             }
         }
-        if (connectedHandle != null) {
+        if (justConnected) {
             List<CompletableFuture<Void>> waiters;
             synchronized (lock) {
                 waiters = new ArrayList<>(connectWaiters);
                 connectWaiters.clear();
             }
             waiters.forEach(w -> w.complete(null));
-            core.onConnected(connectedHandle);
         }
     }
 

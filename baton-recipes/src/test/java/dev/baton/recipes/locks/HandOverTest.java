@@ -102,7 +102,7 @@ class HandOverTest {
         void turn(Runnable body);
     }
 
-    private Acquirer baton(String path) throws InterruptedException {
+    private Acquirer baton(String path) throws org.apache.zookeeper.KeeperException, InterruptedException {
         var lock = new dev.baton.recipes.locks.InterProcessMutex(clients.baton(), path);
         return body -> {
             try {

@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.apache.zookeeper.KeeperException;
 
 /** The clients a lock test opens, all closed by {@link #close()}. */
 final class LockClients implements AutoCloseable {
@@ -20,12 +21,14 @@ final class LockClients implements AutoCloseable {
         this.zk = zk;
     }
 
-    BatonClient baton() throws InterruptedException {
+    BatonClient baton() throws KeeperException, InterruptedException {
         BatonClient client = Baton.builder().connectString(zk.connectString())
                 .sessionTimeout(Duration.ofSeconds(10)).retryPolicy(new RetryOneTime(10)).build();
         opened.add(client);
         client.start();
         assertThat(client.blockUntilConnected(10, TimeUnit.SECONDS)).isTrue();
+        // A round trip behind the ensemble tracker's read on connect: its watch is set before a test counts them.
+        client.checkExists().forPath("/");
         return client;
     }
 
