@@ -41,6 +41,8 @@ import org.apache.zookeeper.data.Stat;
  * blocking: requests are sent with {@code forPathAsync}, pauses are scheduled, and no thread waits.
  */
 final class AtomicCore<T> {
+    /** The most round trips a back-off spans: beyond it, clients wait longer than another lost race costs. */
+    private static final int MAX_BACK_OFF_ROUND_TRIPS = 4;
 
     /** How values are stored and compared. */
     interface Codec<T> {
@@ -338,9 +340,6 @@ final class AtomicCore<T> {
     }
 
     // ---------------------------------------------------------------- helpers
-
-    /** The most round trips a back-off spans: beyond it, clients wait longer than another lost race costs. */
-    private static final int MAX_BACK_OFF_ROUND_TRIPS = 4;
 
     /**
      * How long to wait after the {@code lost}-th race lost in a row. A delay the retry policy sets is honoured as

@@ -44,6 +44,7 @@ final class BarrierEntry extends BarrierCall {
      */
     private CompletableFuture<Boolean> create() {
         String member = BatonPaths.makePath(barrier.barrierPath, name);
+        listedAhead = null; // one sent behind a create of an earlier round that failed
         return then(send(client.create().withMode(CreateMode.EPHEMERAL).storingStatIn(created), member),
                 (made, error) -> {
                     if (error == null) {
