@@ -274,6 +274,11 @@ public final class Baton {
         }
 
         /**
+         * Whether to follow a reconfigured ensemble: on each connection the client reads
+         * {@code /zookeeper/config} (with a watch) and moves to the client ports it lists. A client connecting
+         * over TLS is never moved, since that list names plaintext ports only. Turn it off when the connect
+         * string names proxies or addresses the servers do not know themselves by.
+         *
          * @param track follow a reconfigured ensemble's server list (default true)
          * @return this builder
          */
