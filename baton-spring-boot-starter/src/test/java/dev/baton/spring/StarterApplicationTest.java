@@ -15,7 +15,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.autoconfigure.SpringBootApplication;
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.health.actuate.endpoint.HealthEndpoint;
 import org.springframework.boot.health.actuate.endpoint.IndicatedHealthDescriptor;
 import org.springframework.boot.health.contributor.Status;
@@ -38,7 +39,9 @@ class StarterApplicationTest {
         properties.add("baton.connect-string", zk::connectString);
     }
 
-    @SpringBootApplication
+    /** Auto-configuration and one bean, without a component scan (it would pick up other tests' beans). */
+    @SpringBootConfiguration
+    @EnableAutoConfiguration
     @Import(LeaderGatedWork.class)
     static class App {
     }
