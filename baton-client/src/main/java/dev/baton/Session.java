@@ -14,6 +14,8 @@ import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.WatchedEvent;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooKeeper;
+import org.apache.zookeeper.client.ConnectStringParser;
+import org.apache.zookeeper.client.StaticHostProvider;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -24,6 +26,13 @@ import org.slf4j.LoggerFactory;
  * connecting or connected. Events from a replaced handle are ignored: each handle gets its own watcher, and only
  * the current watcher's events count. All state changes happen under {@code lock}, so states are posted in the
  * order they happened, whichever thread (ZooKeeper's event thread, the scheduler) saw them.
+ *
+ * <p>A session the client gives up on its own (simulated expiry: suspended too long) may still be alive on the
+ * server, with a request of it still on its way there (in a stopped server's socket buffer, say). Such a request
+ * could land after the client's next operations on its new session, and be applied behind their backs. So the
+ * old session is closed on the server, through a handle of its own that reattaches to it ({@link OldSession}),
+ * and the new session's connection is held back (not reported, no operation sent) until the server has
+ * confirmed the old one is gone: from then on, nothing of the old session can be applied.
  */
 final class Session {
     private static final Logger LOG = LoggerFactory.getLogger(Session.class);
@@ -33,6 +42,10 @@ final class Session {
     /** Guards the TLS diagnosis fields below. */
     private final Object probeLock = new Object();
     private final List<CompletableFuture<Void>> connectWaiters = new ArrayList<>();
+    /** Sessions given up by the client and not yet confirmed closed on the server. */
+    private final List<OldSession> closing = new ArrayList<>();
+    /** The current handle's connection, held back while {@link #closing} is not empty; null if none. */
+    private Watcher.Event.KeeperState heldBack;
 
     private volatile ZooKeeper zk;
     private volatile boolean connected;
@@ -166,20 +179,18 @@ final class Session {
             }
             switch (keeperState) {
                 case SyncConnected, ConnectedReadOnly -> {
-                    connected = true;
-                    ConnectionState state = keeperState == Watcher.Event.KeeperState.ConnectedReadOnly
-                            ? ConnectionState.READ_ONLY
-                            : everConnected ? ConnectionState.RECONNECTED : ConnectionState.CONNECTED;
-                    everConnected = true;
-                    disconnectEpoch++;
-                    post(state);
-                    // Before anyone waiting for the connection goes on: their requests then queue behind the
-                    // tracker's read (and its watch), not ahead of it.
-                    core.onConnected(zk);
-                    lock.notifyAll();
-                    justConnected = true;
+                    if (closing.isEmpty()) {
+                        connectedNow(keeperState);
+                        justConnected = true;
+                    } else {
+                        heldBack = keeperState; // reported once the given-up sessions are closed
+                    }
                 }
                 case Disconnected -> {
+                    if (heldBack != null) {
+                        heldBack = null; // never reported as connected: nothing to suspend
+                        return;
+                    }
                     connected = false;
                     long nowMs = System.nanoTime() / 1_000_000;
                     long bound = nowMs - readTimeoutMs(zk.getSessionTimeout());
@@ -199,25 +210,164 @@ final class Session {
             }
         }
         if (justConnected) {
-            List<CompletableFuture<Void>> waiters;
-            synchronized (lock) {
-                waiters = new ArrayList<>(connectWaiters);
-                connectWaiters.clear();
-            }
-            waiters.forEach(w -> w.complete(null));
+            wakeConnectWaiters();
         }
+    }
+
+    /** Reports the current handle's connection; called under {@code lock}. */
+    private void connectedNow(Watcher.Event.KeeperState keeperState) {
+        connected = true;
+        ConnectionState state = keeperState == Watcher.Event.KeeperState.ConnectedReadOnly
+                ? ConnectionState.READ_ONLY
+                : everConnected ? ConnectionState.RECONNECTED : ConnectionState.CONNECTED;
+        everConnected = true;
+        disconnectEpoch++;
+        post(state);
+        // Before anyone waiting for the connection goes on: their requests then queue behind the tracker's read
+        // (and its watch), not ahead of it.
+        core.onConnected(zk);
+        lock.notifyAll();
+    }
+
+    private void wakeConnectWaiters() {
+        List<CompletableFuture<Void>> waiters;
+        synchronized (lock) {
+            waiters = new ArrayList<>(connectWaiters);
+            connectWaiters.clear();
+        }
+        waiters.forEach(w -> w.complete(null));
     }
 
     /** Posts LOST and replaces the handle; called under {@code lock}. */
     private void expire(boolean killOldHandle) {
         connected = false;
         disconnectEpoch++;
+        heldBack = null;
         ZooKeeper old = zk;
         post(ConnectionState.LOST);
         zk = newHandle();
         if (killOldHandle) {
-            // The old handle cannot reach a server; stop its threads without waiting for a close round trip.
+            // The old handle cannot reach a server; stop its threads without waiting for a close round trip,
+            // and have the session closed on the server before the next one is reported.
+            long sessionId = old.getSessionId();
+            byte[] password = old.getSessionPasswd();
             old.getTestable().injectSessionExpiration();
+            if (sessionId != 0) {
+                OldSession oldSession = new OldSession(sessionId, password);
+                closing.add(oldSession);
+                oldSession.attach();
+            }
+        }
+    }
+
+    /** An old session confirmed closed (or given up on): reports a held-back connection once none is left. */
+    private void closedOnServer(OldSession oldSession) {
+        boolean justConnected = false;
+        synchronized (lock) {
+            if (!closing.remove(oldSession) || closed || !closing.isEmpty() || heldBack == null) {
+                return;
+            }
+            Watcher.Event.KeeperState state = heldBack;
+            heldBack = null;
+            if (zk.getState().isConnected()) {
+                connectedNow(state);
+                justConnected = true;
+            }
+        }
+        if (justConnected) {
+            wakeConnectWaiters();
+        }
+    }
+
+    /**
+     * Closes a given-up session on the server: a handle reattaches to it (with its id and password) and closes
+     * it. The close's own answer is not reported by ZooKeeper's handle, so the closing is confirmed by attaching
+     * once more: the server then answers that the session has expired. Attempts stop after a few, with an error
+     * reported, should the server keep accepting the session; every handle opened here ends with its attempt.
+     */
+    private final class OldSession implements Watcher {
+        private static final int MAX_ATTEMPTS = 5;
+
+        private final long sessionId;
+        private final byte[] password;
+        private int attempts;
+        private ZooKeeper handle;
+
+        OldSession(long sessionId, byte[] password) {
+            this.sessionId = sessionId;
+            this.password = password;
+        }
+
+        /** Opens a handle on the old session; called under {@code lock} or on this session's event thread. */
+        void attach() {
+            ClientConfig config = core.config();
+            String connectString = config.ensembleProvider().getConnectionString();
+            int timeoutMs = (int) config.sessionTimeout().toMillis();
+            try {
+                ZooKeeper next = config.zkClientConfig() == null
+                        ? new ZooKeeper(connectString, timeoutMs, this, sessionId, password, false)
+                        : new ZooKeeper(connectString, timeoutMs, this, sessionId, password, false,
+                                new StaticHostProvider(new ConnectStringParser(connectString).getServerAddresses()),
+                                config.zkClientConfig());
+                synchronized (lock) {
+                    attempts++;
+                    handle = next;
+                    if (!closed) {
+                        return;
+                    }
+                }
+                next.getTestable().injectSessionExpiration(); // the client closed meanwhile
+            } catch (IOException e) {
+                giveUp("cannot open a ZooKeeper handle for " + connectString, e);
+            }
+        }
+
+        @Override
+        public void process(WatchedEvent event) {
+            if (event.getType() != Event.EventType.None) {
+                return;
+            }
+            switch (event.getState()) {
+                case SyncConnected -> {
+                    // On this handle's own event thread, which has nothing else to do: close() waits for the
+                    // server's answer, read by the handle's I/O thread.
+                    ZooKeeper current = handle;
+                    try {
+                        current.close();
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                    if (attempts >= MAX_ATTEMPTS) {
+                        giveUp("the server still accepts it after " + attempts + " closes", null);
+                    } else if (!closed) {
+                        attach(); // to hear the server say it is gone
+                    }
+                }
+                case Expired -> {
+                    LOG.debug("Given-up session 0x{} is closed on the server", Long.toHexString(sessionId));
+                    closedOnServer(this);
+                }
+                case AuthFailed -> {
+                    handle.getTestable().injectSessionExpiration();
+                    giveUp("authentication failed", null);
+                }
+                default -> {
+                }
+            }
+        }
+
+        private void giveUp(String why, Exception cause) {
+            core.reportError("could not close the given-up session 0x" + Long.toHexString(sessionId)
+                    + " on the server: " + why + "; a request it sent may still be applied", cause);
+            closedOnServer(this);
+        }
+
+        /** Stops the current attempt's handle without a round trip; called when the client closes. */
+        void abandon() {
+            ZooKeeper current = handle;
+            if (current != null) {
+                current.getTestable().injectSessionExpiration();
+            }
         }
     }
 
@@ -354,8 +504,11 @@ final class Session {
             handle = zk;
             wasConnected = connected;
             connected = false;
+            heldBack = null;
             waiters = new ArrayList<>(connectWaiters);
             connectWaiters.clear();
+            closing.forEach(OldSession::abandon);
+            closing.clear();
             lock.notifyAll();
         }
         waiters.forEach(w -> w.completeExceptionally(core.closedException()));

@@ -6,10 +6,15 @@ import static org.awaitility.Awaitility.await;
 import dev.baton.retry.RetryOneTime;
 import dev.baton.state.ConnectionState;
 import dev.baton.testing.EmbeddedZooKeeperExtension;
+import dev.baton.testing.TcpProxy;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.CreateMode;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -108,6 +113,64 @@ class ConnectionStateTest {
         } finally {
             zk.ensureRunning();
         }
+    }
+
+    /**
+     * A session the client gives up on its own is still alive on the server, and a request of it may still be on
+     * its way there (here: sent by a handle of its own, straight to the server, as a stopped server's socket would
+     * deliver it late). Once the next session is reported, no such request may land: the client has the old
+     * session closed on the server first.
+     */
+    @Test
+    void aSessionGivenUpAfterALongSuspensionIsClosedOnTheServerBeforeTheNextIsReported() throws Exception {
+        try (TcpProxy proxy = TcpProxy.start(zk.server().port());
+                BatonClient client = Baton.builder().connectString(proxy.address())
+                        .sessionTimeout(Duration.ofSeconds(20)).connectionTimeout(Duration.ofSeconds(2))
+                        .retryPolicy(new RetryOneTime(10)).simulatedSessionExpirationPercent(10)
+                        .ensembleTracker(false).build()) {
+            List<ConnectionState> states = record(client);
+            client.start();
+            assertThat(client.blockUntilConnected(10, TimeUnit.SECONDS)).isTrue();
+            client.create().forPath("/given-up", bytes("before"));
+            long oldSession = client.getZooKeeper().getSessionId();
+            byte[] password = client.getZooKeeper().getSessionPasswd();
+
+            proxy.partition(TcpProxy.Mode.DROP);
+            await().atMost(Duration.ofSeconds(20)).until(() -> states.contains(ConnectionState.LOST));
+            assertThat(zk.server().liveSessions()).contains(oldSession);
+            ZooKeeper straggler = new ZooKeeper(zk.connectString(), 20_000, event -> { }, oldSession, password);
+            try {
+                await().until(() -> straggler.getState().isConnected());
+                AtomicReference<Object> lateWrite = new AtomicReference<>();
+                client.getConnectionStateListenable().addListener((c, state) -> {
+                    if (state == ConnectionState.RECONNECTED) {
+                        try {
+                            lateWrite.set(straggler.setData("/given-up", bytes("late"), -1));
+                        } catch (KeeperException e) {
+                            lateWrite.set(e.code());
+                        } catch (InterruptedException e) {
+                            lateWrite.set(e);
+                        }
+                    }
+                });
+
+                proxy.heal();
+                await().atMost(Duration.ofSeconds(30)).until(() -> lateWrite.get() != null);
+                assertThat(lateWrite.get()).isIn(KeeperException.Code.SESSIONEXPIRED,
+                        KeeperException.Code.CONNECTIONLOSS, KeeperException.Code.SESSIONMOVED);
+                assertThat(client.getData().forPath("/given-up")).isEqualTo(bytes("before"));
+                assertThat(zk.server().liveSessions()).doesNotContain(oldSession)
+                        .contains(client.getZooKeeper().getSessionId());
+                assertThat(states).containsExactly(ConnectionState.CONNECTED, ConnectionState.SUSPENDED,
+                        ConnectionState.LOST, ConnectionState.RECONNECTED);
+            } finally {
+                straggler.close();
+            }
+        }
+    }
+
+    private static byte[] bytes(String text) {
+        return text.getBytes(StandardCharsets.UTF_8);
     }
 
     @Test
