@@ -8,6 +8,7 @@ import dev.baton.retry.RetryNTimes;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
@@ -51,8 +52,18 @@ final class Clients implements AutoCloseable {
                 .sessionTimeoutMs((int) sessionTimeout.toMillis()).connectionTimeoutMs(3000)
                 .retryPolicy(new org.apache.curator.retry.RetryNTimes(3, 100)).ensembleTracker(false).build();
         open.add(client);
+        // Curator tells its listeners CONNECTED on a thread of its own, some time after blockUntilConnected
+        // returns; a Curator ServiceDiscovery started before then hears it and registers its instances over again
+        // (delete, then create): a test that reads one just then would find none. Wait until it has been told.
+        CountDownLatch told = new CountDownLatch(1);
+        client.getConnectionStateListenable().addListener((c, state) -> {
+            if (state == org.apache.curator.framework.state.ConnectionState.CONNECTED) {
+                told.countDown();
+            }
+        });
         client.start();
         assertThat(client.blockUntilConnected(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(told.await(10, TimeUnit.SECONDS)).isTrue();
         return client;
     }
 
