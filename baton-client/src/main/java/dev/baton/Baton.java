@@ -237,7 +237,9 @@ public final class Baton {
 
         /**
          * After the client has been suspended for this percent of the negotiated session timeout it treats the
-         * session as lost: it posts {@code LOST} and opens a new session. 0 turns this off; default 100.
+         * session as lost: it posts {@code LOST} and opens a new session. The old session may still be alive on
+         * the server, so the client closes it there and waits for the server to confirm it gone before it
+         * reports the new session ({@code RECONNECTED}) and sends anything on it. 0 turns this off; default 100.
          *
          * @param percent from 0 to 100
          * @return this builder

@@ -5,7 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.baton.retry.RetryOneTime;
+import dev.baton.state.ConnectionState;
 import dev.baton.testing.EmbeddedZooKeeperExtension;
+import dev.baton.testing.TcpProxy;
 import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -115,6 +117,32 @@ class ResourcesTest {
             Set<Thread> left = liveThreads();
             left.removeAll(before);
             assertThat(names(left)).isEmpty();
+        });
+    }
+
+    @Test
+    void closingWhileAGivenUpSessionIsBeingClosedOnTheServerLeavesNoThread() throws Exception {
+        Set<Thread> before = liveThreads();
+        try (TcpProxy proxy = TcpProxy.start(zk.server().port())) {
+            BatonClient client = Baton.builder().connectString(proxy.address()).sessionTimeout(Duration.ofSeconds(20))
+                    .connectionTimeout(Duration.ofSeconds(2)).retryPolicy(new RetryOneTime(10))
+                    .simulatedSessionExpirationPercent(5).ensembleTracker(false).build();
+            CompletableFuture<Void> lost = new CompletableFuture<>();
+            client.getConnectionStateListenable().addListener((c, state) -> {
+                if (state == ConnectionState.LOST) {
+                    lost.complete(null);
+                }
+            });
+            client.start();
+            assertThat(client.blockUntilConnected(10, TimeUnit.SECONDS)).isTrue();
+            proxy.partition(TcpProxy.Mode.DROP); // the old session cannot be closed, nor a new one opened
+            lost.get(20, TimeUnit.SECONDS);
+            client.close();
+        }
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+            Set<Thread> left = liveThreads();
+            left.removeAll(before);
+            assertThat(names(left)).as("threads left after close").isEmpty();
         });
     }
 }
