@@ -79,6 +79,23 @@ class DistributionIT {
                 .containsPattern("done +in [\\d.]+s, embedded server closed");
     }
 
+    /**
+     * The README's first command runs {@code baton.jar} (the shaded jar {@code ./baton} builds), not the archive:
+     * the whole demo, with the tree it draws (which decodes recipe layouts), must run from that jar alone.
+     */
+    @Test
+    void theShadedJarRunsTheDemoWithOnlyJava() throws Exception {
+        Path jar = Path.of(System.getProperty("baton.jar"));
+        assertThat(jar).as("the jar `mvn package` makes").exists();
+        Result demo = run(List.of(javaBin().resolve("java").toString(), "-jar", jar.toString(), "demo", "--speed",
+                "20"), Map.of("PATH", tools.toString()), dir);
+
+        assertThat(demo.exitCode()).as(demo.output()).isZero();
+        assertThat(demo.output()).startsWith("baton demo client: ")
+                .contains("[group: 2 members")
+                .containsPattern("done +in [\\d.]+s, embedded server closed");
+    }
+
     @Test
     void javaHomeAndSymbolicLinksWork() throws Exception {
         // java is not on this PATH: JAVA_HOME must be used. The command is reached through a link elsewhere.
