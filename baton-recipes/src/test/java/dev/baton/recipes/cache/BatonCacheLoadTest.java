@@ -9,17 +9,15 @@ import static org.awaitility.Awaitility.await;
 
 import dev.baton.Baton;
 import dev.baton.BatonClient;
+import dev.baton.recipes.TestResources;
 import dev.baton.recipes.cache.CacheTesting.Recording;
 import dev.baton.retry.RetryOneTime;
 import dev.baton.testing.EmbeddedZooKeeperExtension;
 import java.net.ServerSocket;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -31,26 +29,19 @@ class BatonCacheLoadTest {
     @RegisterExtension
     static EmbeddedZooKeeperExtension zk = new EmbeddedZooKeeperExtension();
 
-    private final List<AutoCloseable> resources = new ArrayList<>();
+    @RegisterExtension
+    final TestResources resources = new TestResources(zk);
     private BatonClient client;
     private BatonClient writer;
 
     @BeforeEach
     void clients() throws InterruptedException {
-        client = open(CacheTesting.newClient(zk.connectString()));
-        writer = open(CacheTesting.newClient(zk.connectString()));
-    }
-
-    @AfterEach
-    void closeAll() throws Exception {
-        for (int i = resources.size() - 1; i >= 0; i--) {
-            resources.get(i).close();
-        }
+        client = resources.client();
+        writer = resources.client();
     }
 
     private <T extends AutoCloseable> T open(T resource) {
-        resources.add(resource);
-        return resource;
+        return resources.open(resource);
     }
 
     @Test

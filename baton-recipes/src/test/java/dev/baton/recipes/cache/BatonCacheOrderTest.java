@@ -9,6 +9,7 @@ import static org.assertj.core.api.Assertions.fail;
 import static org.awaitility.Awaitility.await;
 
 import dev.baton.BatonClient;
+import dev.baton.recipes.TestResources;
 import dev.baton.recipes.cache.BatonCacheListener.Type;
 import dev.baton.recipes.cache.CacheTesting.Event;
 import dev.baton.recipes.cache.CacheTesting.Recording;
@@ -22,7 +23,6 @@ import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -37,26 +37,19 @@ class BatonCacheOrderTest {
     @RegisterExtension
     static EmbeddedZooKeeperExtension zk = new EmbeddedZooKeeperExtension();
 
-    private final List<AutoCloseable> resources = new ArrayList<>();
+    @RegisterExtension
+    final TestResources resources = new TestResources(zk);
     private BatonClient client;
     private BatonClient writer;
 
     @BeforeEach
     void clients() throws InterruptedException {
-        client = open(CacheTesting.newClient(zk.connectString()));
-        writer = open(CacheTesting.newClient(zk.connectString()));
-    }
-
-    @AfterEach
-    void closeAll() throws Exception {
-        for (int i = resources.size() - 1; i >= 0; i--) {
-            resources.get(i).close();
-        }
+        client = resources.client();
+        writer = resources.client();
     }
 
     private <T extends AutoCloseable> T open(T resource) {
-        resources.add(resource);
-        return resource;
+        return resources.open(resource);
     }
 
     /** One write as issued: its kind, path and (for a create or setData) its data. */

@@ -9,6 +9,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.baton.BatonClient;
+import dev.baton.recipes.TestResources;
 import dev.baton.BatonOp;
 import dev.baton.recipes.cache.BatonCacheListener.Type;
 import dev.baton.recipes.cache.CacheTesting.Recording;
@@ -21,7 +22,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.zookeeper.CreateMode;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -32,26 +32,19 @@ class BatonCacheTest {
     @RegisterExtension
     static EmbeddedZooKeeperExtension zk = new EmbeddedZooKeeperExtension();
 
-    private final List<AutoCloseable> resources = new ArrayList<>();
+    @RegisterExtension
+    final TestResources resources = new TestResources(zk);
     private BatonClient client;
     private BatonClient writer;
 
     @BeforeEach
     void clients() throws InterruptedException {
-        client = open(CacheTesting.newClient(zk.connectString()));
-        writer = open(CacheTesting.newClient(zk.connectString()));
-    }
-
-    @AfterEach
-    void closeAll() throws Exception {
-        for (int i = resources.size() - 1; i >= 0; i--) {
-            resources.get(i).close();
-        }
+        client = resources.client();
+        writer = resources.client();
     }
 
     private <T extends AutoCloseable> T open(T resource) {
-        resources.add(resource);
-        return resource;
+        return resources.open(resource);
     }
 
     private BatonCache cache(BatonClient c, String path, BatonCache.Option... options) {

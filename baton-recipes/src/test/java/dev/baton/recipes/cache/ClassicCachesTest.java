@@ -7,14 +7,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.baton.BatonClient;
+import dev.baton.recipes.TestResources;
 import dev.baton.testing.EmbeddedZooKeeperExtension;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -26,26 +25,19 @@ class ClassicCachesTest {
     @RegisterExtension
     static EmbeddedZooKeeperExtension zk = new EmbeddedZooKeeperExtension();
 
-    private final List<AutoCloseable> resources = new ArrayList<>();
+    @RegisterExtension
+    final TestResources resources = new TestResources(zk);
     private BatonClient client;
     private BatonClient writer;
 
     @BeforeEach
     void clients() throws InterruptedException {
-        client = open(CacheTesting.newClient(zk.connectString()));
-        writer = open(CacheTesting.newClient(zk.connectString()));
-    }
-
-    @AfterEach
-    void closeAll() throws Exception {
-        for (int i = resources.size() - 1; i >= 0; i--) {
-            resources.get(i).close();
-        }
+        client = resources.client();
+        writer = resources.client();
     }
 
     private <T extends AutoCloseable> T open(T resource) {
-        resources.add(resource);
-        return resource;
+        return resources.open(resource);
     }
 
     @Test

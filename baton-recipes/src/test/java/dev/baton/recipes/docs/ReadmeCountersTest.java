@@ -13,16 +13,14 @@ import dev.baton.recipes.shared.VersionedValue;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.baton.Baton;
 import dev.baton.BatonClient;
+import dev.baton.recipes.TestResources;
 import dev.baton.retry.ExponentialBackoffRetry;
-import dev.baton.retry.RetryOneTime;
 import dev.baton.state.ConnectionState;
 import dev.baton.testing.EmbeddedZooKeeperExtension;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -36,20 +34,15 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class ReadmeCountersTest {
     @RegisterExtension
     static EmbeddedZooKeeperExtension zk = new EmbeddedZooKeeperExtension();
+    @RegisterExtension
+    final TestResources resources = new TestResources(zk);
 
     /** The client the example uses. */
     private BatonClient client;
 
     @BeforeEach
     void startClient() throws InterruptedException {
-        client = Baton.newClient(zk.connectString(), new RetryOneTime(10));
-        client.start();
-        assertThat(client.blockUntilConnected(10, TimeUnit.SECONDS)).isTrue();
-    }
-
-    @AfterEach
-    void closeClient() {
-        client.close();
+        client = resources.client();
     }
 
     @Test

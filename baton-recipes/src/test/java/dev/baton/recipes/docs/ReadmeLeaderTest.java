@@ -13,10 +13,9 @@ import dev.baton.recipes.leader.LeaderSelectorListenerAdapter;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.baton.Baton;
 import dev.baton.BatonClient;
+import dev.baton.recipes.TestResources;
 import dev.baton.recipes.leader.Participant;
-import dev.baton.retry.RetryOneTime;
 import dev.baton.testing.EmbeddedZooKeeperExtension;
 import java.time.Duration;
 import java.util.Collection;
@@ -25,7 +24,6 @@ import java.util.OptionalLong;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -39,6 +37,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class ReadmeLeaderTest {
     @RegisterExtension
     static EmbeddedZooKeeperExtension zk = new EmbeddedZooKeeperExtension();
+    @RegisterExtension
+    final TestResources resources = new TestResources(zk);
 
     /** The client the examples use. */
     private BatonClient client;
@@ -49,14 +49,7 @@ class ReadmeLeaderTest {
 
     @BeforeEach
     void startClient() throws InterruptedException {
-        client = Baton.newClient(zk.connectString(), new RetryOneTime(10));
-        client.start();
-        assertThat(client.blockUntilConnected(10, TimeUnit.SECONDS)).isTrue();
-    }
-
-    @AfterEach
-    void closeClient() {
-        client.close();
+        client = resources.client();
     }
 
     @Test

@@ -8,9 +8,8 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.baton.Baton;
 import dev.baton.BatonClient;
-import dev.baton.retry.RetryOneTime;
+import dev.baton.recipes.TestResources;
 import dev.baton.state.ConnectionState;
 import dev.baton.testing.EmbeddedZooKeeperExtension;
 import java.time.Duration;
@@ -18,7 +17,6 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -33,6 +31,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class ReadmeQueuesTest {
     @RegisterExtension
     static EmbeddedZooKeeperExtension zk = new EmbeddedZooKeeperExtension();
+    @RegisterExtension
+    final TestResources resources = new TestResources(zk);
 
     /** The client the examples use. */
     private BatonClient client;
@@ -43,14 +43,7 @@ class ReadmeQueuesTest {
 
     @BeforeEach
     void startClient() throws InterruptedException {
-        client = Baton.newClient(zk.connectString(), new RetryOneTime(10));
-        client.start();
-        assertThat(client.blockUntilConnected(10, TimeUnit.SECONDS)).isTrue();
-    }
-
-    @AfterEach
-    void closeClient() {
-        client.close();
+        client = resources.client();
     }
 
     void run(String job) {

@@ -4,11 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import dev.baton.Baton;
 import dev.baton.BatonClient;
-import dev.baton.retry.RetryOneTime;
+import dev.baton.recipes.TestResources;
 import dev.baton.testing.EmbeddedZooKeeperExtension;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -16,7 +14,6 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -27,32 +24,16 @@ class LeaderAsyncTest {
     @RegisterExtension
     static EmbeddedZooKeeperExtension zk = new EmbeddedZooKeeperExtension();
 
-    private final List<AutoCloseable> open = new ArrayList<>();
-
-    private BatonClient newClient() throws InterruptedException {
-        BatonClient client = Baton.builder().connectString(zk.connectString())
-                .sessionTimeout(Duration.ofSeconds(10)).retryPolicy(new RetryOneTime(10)).build();
-        open.add(client);
-        client.start();
-        assertThat(client.blockUntilConnected(10, TimeUnit.SECONDS)).isTrue();
-        return client;
-    }
+    @RegisterExtension
+    final TestResources resources = new TestResources(zk);
 
     private <T extends AutoCloseable> T closing(T recipe) {
-        open.add(0, recipe);
-        return recipe;
-    }
-
-    @AfterEach
-    void closeAll() throws Exception {
-        for (AutoCloseable c : open) {
-            c.close();
-        }
+        return resources.open(recipe);
     }
 
     @Test
     void latchStateFollowsItsLife() throws Exception {
-        LeaderLatch latch = closing(new LeaderLatch(newClient(), "/async/state", "a"));
+        LeaderLatch latch = closing(new LeaderLatch(resources.client(), "/async/state", "a"));
         assertThat(latch.getState()).isEqualTo(LeaderLatch.State.LATENT);
         assertThatThrownBy(latch::awaitAsync).isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("LATENT");
@@ -66,8 +47,8 @@ class LeaderAsyncTest {
 
     @Test
     void awaitAsyncCompletesWhenTheLatchLeadsAndHoldsNoThread() throws Exception {
-        LeaderLatch first = closing(new LeaderLatch(newClient(), "/async/latch", "first"));
-        LeaderLatch second = closing(new LeaderLatch(newClient(), "/async/latch", "second"));
+        LeaderLatch first = closing(new LeaderLatch(resources.client(), "/async/latch", "first"));
+        LeaderLatch second = closing(new LeaderLatch(resources.client(), "/async/latch", "second"));
         first.start();
         first.awaitAsync().get(10, TimeUnit.SECONDS);
         assertThat(first.awaitAsync()).isCompleted(); // leads now: at once
@@ -93,8 +74,8 @@ class LeaderAsyncTest {
 
     @Test
     void awaitAsyncFailsWhenTheLatchClosesFirst() throws Exception {
-        LeaderLatch first = closing(new LeaderLatch(newClient(), "/async/closed", "first"));
-        LeaderLatch second = closing(new LeaderLatch(newClient(), "/async/closed", "second"));
+        LeaderLatch first = closing(new LeaderLatch(resources.client(), "/async/closed", "first"));
+        LeaderLatch second = closing(new LeaderLatch(resources.client(), "/async/closed", "second"));
         first.start();
         first.awaitAsync().get(10, TimeUnit.SECONDS);
         second.start();
@@ -107,7 +88,7 @@ class LeaderAsyncTest {
 
     @Test
     void selectorTurnFutureCompletesWhenTakeLeadershipReturns() throws Exception {
-        BatonClient client = newClient();
+        BatonClient client = resources.client();
         AtomicInteger turns = new AtomicInteger();
         LeaderSelector selector = closing(new LeaderSelector(client, "/async/selector",
                 new LeaderSelectorListenerAdapter() {
@@ -127,7 +108,7 @@ class LeaderAsyncTest {
 
     @Test
     void selectorTurnFailsWithWhatTakeLeadershipThrew() throws Exception {
-        LeaderSelector selector = closing(new LeaderSelector(newClient(), "/async/throws",
+        LeaderSelector selector = closing(new LeaderSelector(resources.client(), "/async/throws",
                 new LeaderSelectorListenerAdapter() {
                     @Override
                     public void takeLeadership(BatonClient c) {
@@ -142,7 +123,7 @@ class LeaderAsyncTest {
     @Test
     void cancellingAWaitingTurnLeavesTheQueue() throws Exception {
         CountDownLatch release = new CountDownLatch(1);
-        BatonClient client = newClient();
+        BatonClient client = resources.client();
         LeaderSelector leader = closing(new LeaderSelector(client, "/async/cancel",
                 new LeaderSelectorListenerAdapter() {
                     @Override
@@ -151,7 +132,7 @@ class LeaderAsyncTest {
                     }
                 }));
         AtomicInteger waiterTurns = new AtomicInteger();
-        LeaderSelector waiter = closing(new LeaderSelector(newClient(), "/async/cancel",
+        LeaderSelector waiter = closing(new LeaderSelector(resources.client(), "/async/cancel",
                 new LeaderSelectorListenerAdapter() {
                     @Override
                     public void takeLeadership(BatonClient c) {
@@ -177,7 +158,7 @@ class LeaderAsyncTest {
     @Test
     void cancellingALeadingTurnInterruptsLeadership() throws Exception {
         CountDownLatch started = new CountDownLatch(1);
-        LeaderSelector selector = closing(new LeaderSelector(newClient(), "/async/interrupt",
+        LeaderSelector selector = closing(new LeaderSelector(resources.client(), "/async/interrupt",
                 new LeaderSelectorListenerAdapter() {
                     @Override
                     public void takeLeadership(BatonClient c) throws InterruptedException {

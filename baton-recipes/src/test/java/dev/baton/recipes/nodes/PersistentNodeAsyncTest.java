@@ -5,19 +5,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import dev.baton.Baton;
 import dev.baton.BatonClient;
-import dev.baton.retry.RetryOneTime;
+import dev.baton.recipes.TestResources;
 import dev.baton.testing.EmbeddedZooKeeperExtension;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.zookeeper.CreateMode;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -28,30 +25,15 @@ class PersistentNodeAsyncTest {
     @RegisterExtension
     static EmbeddedZooKeeperExtension zk = new EmbeddedZooKeeperExtension();
 
-    private final List<AutoCloseable> open = new ArrayList<>();
-
-    private BatonClient newClient() throws InterruptedException {
-        BatonClient client = Baton.builder().connectString(zk.connectString())
-                .sessionTimeout(Duration.ofSeconds(10)).retryPolicy(new RetryOneTime(10)).build();
-        open.add(client);
-        client.start();
-        assertThat(client.blockUntilConnected(10, TimeUnit.SECONDS)).isTrue();
-        return client;
-    }
-
-    @AfterEach
-    void closeAll() throws Exception {
-        for (AutoCloseable c : open) {
-            c.close();
-        }
-    }
+    @RegisterExtension
+    final TestResources resources = new TestResources(zk);
 
     @Test
     void listenersHearEveryCreationAndTheAsyncWaitCompletes() throws Exception {
-        BatonClient client = newClient();
+        BatonClient client = resources.client();
         PersistentNode node = new PersistentNode(client, CreateMode.EPHEMERAL_SEQUENTIAL, true, "/pn/async/member-",
                 "x".getBytes(UTF_8));
-        open.add(0, node);
+        resources.open(node);
         List<String> created = new CopyOnWriteArrayList<>();
         node.getListenable().addListener(created::add);
         assertThatThrownBy(node::waitForInitialCreateAsync).isInstanceOf(IllegalStateException.class)
@@ -63,7 +45,7 @@ class PersistentNodeAsyncTest {
         String first = node.getActualPath();
         assertThat(created).containsExactly(first);
 
-        newClient().delete().forPath(first);
+        resources.client().delete().forPath(first);
         await().until(() -> created.size() == 2);
         assertThat(created.get(1)).isNotEqualTo(first).isEqualTo(node.getActualPath());
         node.close();
@@ -74,12 +56,12 @@ class PersistentNodeAsyncTest {
 
     @Test
     void aPendingWaitFailsOnCloseAndACancelledOneIsForgotten() throws Exception {
-        BatonClient client = newClient();
+        BatonClient client = resources.client();
         zk.server().stop(); // the create cannot happen while the server is down
         await().until(() -> !client.isConnected());
         PersistentNode node = new PersistentNode(client, CreateMode.EPHEMERAL, false, "/pn/async/waiting",
                 new byte[0]);
-        open.add(0, node);
+        resources.open(node);
         node.start();
         CompletableFuture<Void> cancelled = node.waitForInitialCreateAsync();
         CompletableFuture<Void> pending = node.waitForInitialCreateAsync();

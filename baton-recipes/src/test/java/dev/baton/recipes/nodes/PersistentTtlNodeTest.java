@@ -5,18 +5,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import dev.baton.Baton;
 import dev.baton.BatonClient;
+import dev.baton.recipes.TestResources;
 import dev.baton.retry.RetryOneTime;
 import dev.baton.testing.EmbeddedZooKeeperExtension;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.zookeeper.data.Stat;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -26,33 +24,17 @@ class PersistentTtlNodeTest {
     @RegisterExtension
     static EmbeddedZooKeeperExtension zk = new EmbeddedZooKeeperExtension();
 
-    private final List<AutoCloseable> open = new ArrayList<>();
-
-    private BatonClient newClient() throws InterruptedException {
-        BatonClient client = Baton.builder().connectString(zk.connectString())
-                .sessionTimeout(Duration.ofSeconds(10)).retryPolicy(new RetryOneTime(10)).build();
-        open.add(client);
-        client.start();
-        assertThat(client.blockUntilConnected(10, TimeUnit.SECONDS)).isTrue();
-        return client;
-    }
+    @RegisterExtension
+    final TestResources resources = new TestResources(zk);
 
     private PersistentTtlNode ttlNode(BatonClient client, String path, long ttlMs, String data) {
         PersistentTtlNode node = new PersistentTtlNode(client, path, ttlMs, data.getBytes(UTF_8));
-        open.add(0, node);
-        return node;
-    }
-
-    @AfterEach
-    void closeAll() throws Exception {
-        for (AutoCloseable c : open) {
-            c.close();
-        }
+        return resources.open(node);
     }
 
     @Test
     void aContainerWithATtlChildThatKeepsBeingTouched() throws Exception {
-        BatonClient client = newClient();
+        BatonClient client = resources.client();
         PersistentTtlNode node = ttlNode(client, "/ttl/alive", 1000, "hello");
         node.start();
         assertThat(node.waitForInitialCreate(10, TimeUnit.SECONDS)).isTrue();
@@ -77,7 +59,7 @@ class PersistentTtlNodeTest {
 
     @Test
     void expiredByTheServerItIsCreatedAgain() throws Exception {
-        BatonClient client = newClient();
+        BatonClient client = resources.client();
         PersistentTtlNode node = ttlNode(client, "/ttl/expiring", 1000, "x");
         node.start();
         await().until(() -> client.checkExists().forPath("/ttl/expiring/touch") != null);
@@ -85,7 +67,7 @@ class PersistentTtlNodeTest {
 
         // What the server does once the child has gone untouched for its TTL: the child goes, then the empty
         // container at the next container check (whenItsOwnerStopsTouchingTheServerRemovesIt shows it does).
-        BatonClient other = newClient();
+        BatonClient other = resources.client();
         other.delete().deletingChildrenIfNeeded().forPath("/ttl/expiring");
         await().atMost(Duration.ofSeconds(10)).until(() -> {
             Stat now = other.checkExists().forPath("/ttl/expiring");
@@ -97,8 +79,8 @@ class PersistentTtlNodeTest {
 
     @Test
     void whenItsOwnerStopsTouchingTheServerRemovesIt() throws Exception {
-        BatonClient owner = newClient();
-        BatonClient watcher = newClient();
+        BatonClient owner = resources.client();
+        BatonClient watcher = resources.client();
         // The owner's client stays connected; only its touches stop (as in a process that is stuck).
         PersistentTtlNode node = new PersistentTtlNode(owner, "/ttl/abandoned", 1000, new byte[0], "touch", 2);
         node.start();
@@ -111,7 +93,7 @@ class PersistentTtlNodeTest {
 
     @Test
     void curatorReadsTheSameLayout() throws Exception {
-        BatonClient client = newClient();
+        BatonClient client = resources.client();
         try (CuratorFramework curator = CuratorFrameworkFactory.newClient(zk.connectString(),
                 new org.apache.curator.retry.RetryOneTime(10))) {
             curator.start();
@@ -137,7 +119,7 @@ class PersistentTtlNodeTest {
 
     @Test
     void lifecycleAndBadArguments() throws Exception {
-        BatonClient client = newClient();
+        BatonClient client = resources.client();
         assertThatThrownBy(() -> new PersistentTtlNode(null, "/t", 1, new byte[0]))
                 .isInstanceOf(NullPointerException.class).hasMessageContaining("client");
         assertThatThrownBy(() -> new PersistentTtlNode(client, "/t", 0, new byte[0]))

@@ -4,11 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import dev.baton.Baton;
 import dev.baton.BatonClient;
+import dev.baton.recipes.TestResources;
 import dev.baton.BatonOp;
 import dev.baton.internal.Versions;
-import dev.baton.retry.RetryOneTime;
 import dev.baton.state.ConnectionState;
 import dev.baton.testing.EmbeddedZooKeeperExtension;
 import java.nio.ByteBuffer;
@@ -23,7 +22,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.data.Stat;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -33,28 +31,12 @@ class SharedCountTest {
     @RegisterExtension
     static EmbeddedZooKeeperExtension zk = new EmbeddedZooKeeperExtension();
 
-    private final List<AutoCloseable> open = new ArrayList<>();
-
-    private BatonClient newClient() throws InterruptedException {
-        BatonClient client = Baton.builder().connectString(zk.connectString())
-                .sessionTimeout(Duration.ofSeconds(10)).retryPolicy(new RetryOneTime(10)).build();
-        open.add(client);
-        client.start();
-        assertThat(client.blockUntilConnected(10, TimeUnit.SECONDS)).isTrue();
-        return client;
-    }
+    @RegisterExtension
+    final TestResources resources = new TestResources(zk);
 
     private SharedCount count(BatonClient client, String path, int seed) {
         SharedCount count = new SharedCount(client, path, seed);
-        open.add(0, count);
-        return count;
-    }
-
-    @AfterEach
-    void closeAll() throws Exception {
-        for (AutoCloseable c : open) {
-            c.close();
-        }
+        return resources.open(count);
     }
 
     /** Records what listeners hear. */
@@ -75,8 +57,8 @@ class SharedCountTest {
 
     @Test
     void seedsOnceAndEveryInstanceFollowsTheValue() throws Exception {
-        BatonClient a = newClient();
-        BatonClient b = newClient();
+        BatonClient a = resources.client();
+        BatonClient b = resources.client();
         SharedCount first = count(a, "/counts/a", 7);
         first.start();
         assertThat(first.getCount()).isEqualTo(7);
@@ -110,8 +92,8 @@ class SharedCountTest {
 
     @Test
     void trySetCountWithAStaleVersionFails() throws Exception {
-        BatonClient a = newClient();
-        BatonClient b = newClient();
+        BatonClient a = resources.client();
+        BatonClient b = resources.client();
         SharedCount first = count(a, "/counts/try", 0);
         SharedCount second = count(b, "/counts/try", 0);
         first.start();
@@ -139,7 +121,7 @@ class SharedCountTest {
         int each = 10;
         List<SharedCount> counts = new ArrayList<>();
         for (int i = 0; i < writers; i++) {
-            SharedCount c = count(newClient(), "/counts/many", 0);
+            SharedCount c = count(resources.client(), "/counts/many", 0);
             c.start();
             counts.add(c);
         }
@@ -170,8 +152,8 @@ class SharedCountTest {
 
     @Test
     void asyncFormsStartSetAndTrySet() throws Exception {
-        BatonClient a = newClient();
-        BatonClient b = newClient();
+        BatonClient a = resources.client();
+        BatonClient b = resources.client();
         SharedCount first = count(a, "/counts/async/a", 5);
         assertThat(first.startAsync().get(10, TimeUnit.SECONDS)).isNull();
         assertThat(first.getCount()).isEqualTo(5);
@@ -215,7 +197,7 @@ class SharedCountTest {
 
     @Test
     void asyncStartSeedsCreatesParentsAndClosesOnFailure() throws Exception {
-        BatonClient client = newClient();
+        BatonClient client = resources.client();
         SharedCount fresh = count(client, "/counts/async/deep/fresh", -3);
         fresh.startAsync().get(10, TimeUnit.SECONDS);
         assertThat(fresh.getCount()).isEqualTo(-3);
@@ -235,7 +217,7 @@ class SharedCountTest {
     /** The check-after-set transaction used for version -1, exercised at an ordinary version. */
     @Test
     void theSetThenCheckTransactionIsAnExactVersionCheck() throws Exception {
-        BatonClient client = newClient();
+        BatonClient client = resources.client();
         client.create().creatingParentsIfNeeded().forPath("/counts/raw", SharedCount.toBytes(0));
         for (int i = 0; i < 5; i++) {
             client.setData().forPath("/counts/raw", SharedCount.toBytes(i));
@@ -262,14 +244,14 @@ class SharedCountTest {
 
     @Test
     void followsDeletionAndRecreationAndTellsConnectionStates() throws Exception {
-        BatonClient a = newClient();
+        BatonClient a = resources.client();
         SharedCount count = count(a, "/counts/recreated", 5);
         Heard heard = new Heard();
         count.addListener(heard);
         count.start();
         count.setCount(6);
         count.setCount(7);
-        BatonClient other = newClient();
+        BatonClient other = resources.client();
         other.delete().forPath("/counts/recreated");
         other.create().creatingParentsIfNeeded().forPath("/counts/recreated", SharedCount.toBytes(1)); // version 0 again
         await().until(() -> count.getCount() == 1);
@@ -285,7 +267,7 @@ class SharedCountTest {
 
     @Test
     void lifecycleAndBadArguments() throws Exception {
-        BatonClient client = newClient();
+        BatonClient client = resources.client();
         assertThatThrownBy(() -> new SharedCount(null, "/c", 0)).isInstanceOf(NullPointerException.class)
                 .hasMessageContaining("client");
         assertThatThrownBy(() -> new SharedCount(client, null, 0)).isInstanceOf(NullPointerException.class)

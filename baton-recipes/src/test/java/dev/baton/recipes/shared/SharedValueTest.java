@@ -5,17 +5,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import dev.baton.Baton;
 import dev.baton.BatonClient;
-import dev.baton.retry.RetryOneTime;
+import dev.baton.recipes.TestResources;
 import dev.baton.state.ConnectionState;
 import dev.baton.testing.EmbeddedZooKeeperExtension;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -25,28 +22,12 @@ class SharedValueTest {
     @RegisterExtension
     static EmbeddedZooKeeperExtension zk = new EmbeddedZooKeeperExtension();
 
-    private final List<AutoCloseable> open = new ArrayList<>();
-
-    private BatonClient newClient() throws InterruptedException {
-        BatonClient client = Baton.builder().connectString(zk.connectString())
-                .sessionTimeout(Duration.ofSeconds(10)).retryPolicy(new RetryOneTime(10)).build();
-        open.add(client);
-        client.start();
-        assertThat(client.blockUntilConnected(10, TimeUnit.SECONDS)).isTrue();
-        return client;
-    }
+    @RegisterExtension
+    final TestResources resources = new TestResources(zk);
 
     private SharedValue value(BatonClient client, String path, String seed) {
         SharedValue value = new SharedValue(client, path, seed.getBytes(UTF_8));
-        open.add(0, value);
-        return value;
-    }
-
-    @AfterEach
-    void closeAll() throws Exception {
-        for (AutoCloseable c : open) {
-            c.close();
-        }
+        return resources.open(value);
     }
 
     /** Records what listeners hear. */
@@ -71,8 +52,8 @@ class SharedValueTest {
 
     @Test
     void seedsOnceAndEveryInstanceFollowsTheValue() throws Exception {
-        SharedValue first = value(newClient(), "/values/a", "one");
-        SharedValue second = value(newClient(), "/values/a", "ignored");
+        SharedValue first = value(resources.client(), "/values/a", "one");
+        SharedValue second = value(resources.client(), "/values/a", "ignored");
         Heard heard = new Heard();
         second.getListenable().addListener(heard);
         first.start();
@@ -96,7 +77,7 @@ class SharedValueTest {
 
     @Test
     void trySetValueWithAStaleVersionOrOtherBytesFails() throws Exception {
-        BatonClient client = newClient();
+        BatonClient client = resources.client();
         SharedValue value = value(client, "/values/stale", "a");
         value.start();
         VersionedValue<byte[]> old = value.getVersionedValue();
@@ -115,7 +96,7 @@ class SharedValueTest {
 
     @Test
     void callersCannotChangeTheValueBehindItsBack() throws Exception {
-        SharedValue value = value(newClient(), "/values/copies", "abc");
+        SharedValue value = value(resources.client(), "/values/copies", "abc");
         byte[] written = "xyz".getBytes(UTF_8);
         value.start();
         value.setValue(written);
@@ -128,11 +109,11 @@ class SharedValueTest {
 
     @Test
     void followsDeletionAndRecreationAndTellsConnectionStates() throws Exception {
-        SharedValue value = value(newClient(), "/values/recreated", "five");
+        SharedValue value = value(resources.client(), "/values/recreated", "five");
         Heard heard = new Heard();
         value.getListenable().addListener(heard);
         value.start();
-        BatonClient other = newClient();
+        BatonClient other = resources.client();
         other.delete().forPath("/values/recreated");
         other.create().forPath("/values/recreated", "again".getBytes(UTF_8)); // version 0 again
         await().until(() -> text(value).equals("again"));
@@ -148,12 +129,12 @@ class SharedValueTest {
 
     @Test
     void keepsFollowingAfterItsSessionExpires() throws Exception {
-        BatonClient client = newClient();
+        BatonClient client = resources.client();
         SharedValue value = value(client, "/values/expired", "before");
         Heard heard = new Heard();
         value.getListenable().addListener(heard);
         value.start();
-        BatonClient other = newClient();
+        BatonClient other = resources.client();
         zk.server().expireSession(client.getZooKeeper());
         await().atMost(Duration.ofSeconds(20)).until(() -> heard.states.contains(ConnectionState.RECONNECTED));
         other.setData().forPath("/values/expired", "after".getBytes(UTF_8));
@@ -163,7 +144,7 @@ class SharedValueTest {
 
     @Test
     void closeLeavesNoWatchAndNoListener() throws Exception {
-        BatonClient client = newClient();
+        BatonClient client = resources.client();
         int before = zk.server().watchCount();
         SharedValue value = value(client, "/values/closed", "v");
         Heard heard = new Heard();
@@ -179,7 +160,7 @@ class SharedValueTest {
 
     @Test
     void lifecycleAndBadArguments() throws Exception {
-        BatonClient client = newClient();
+        BatonClient client = resources.client();
         assertThatThrownBy(() -> new SharedValue(null, "/v", new byte[0])).isInstanceOf(NullPointerException.class)
                 .hasMessageContaining("client");
         assertThatThrownBy(() -> new SharedValue(client, null, new byte[0])).isInstanceOf(NullPointerException.class)

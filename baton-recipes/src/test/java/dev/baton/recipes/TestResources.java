@@ -1,0 +1,75 @@
+package dev.baton.recipes;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.baton.Baton;
+import dev.baton.BatonClient;
+import dev.baton.retry.RetryOneTime;
+import dev.baton.testing.EmbeddedZooKeeperExtension;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.extension.AfterEachCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+
+/**
+ * What one recipe test opens: started, connected clients of the test's server, and the recipes on them, all closed
+ * after the test in the reverse order of opening (a recipe before the client it uses). Registered as an instance
+ * field after the server's extension, so it closes everything before the server goes:
+ *
+ * <pre>{@code
+ * @RegisterExtension
+ * static EmbeddedZooKeeperExtension zk = new EmbeddedZooKeeperExtension();
+ * @RegisterExtension
+ * final TestResources resources = new TestResources(zk);
+ * }</pre>
+ */
+public final class TestResources implements AfterEachCallback {
+    private final EmbeddedZooKeeperExtension zk;
+    private final List<AutoCloseable> open = new ArrayList<>();
+
+    /** @param zk the server the clients connect to */
+    public TestResources(EmbeddedZooKeeperExtension zk) {
+        this.zk = zk;
+    }
+
+    /**
+     * A started client, connected (10 s session, 5 s connection timeout, one retry after 10 ms), closed after the
+     * test.
+     */
+    public BatonClient client() throws InterruptedException {
+        BatonClient client = open(Baton.builder().connectString(zk.connectString())
+                .sessionTimeout(Duration.ofSeconds(10)).connectionTimeout(Duration.ofSeconds(5))
+                .retryPolicy(new RetryOneTime(10)).build());
+        client.start();
+        assertThat(client.blockUntilConnected(10, TimeUnit.SECONDS)).isTrue();
+        return client;
+    }
+
+    /** Closes {@code resource} after the test, before everything opened earlier. */
+    public <T extends AutoCloseable> T open(T resource) {
+        open.add(resource);
+        return resource;
+    }
+
+    @Override
+    public void afterEach(ExtensionContext context) throws Exception {
+        Exception failure = null;
+        for (int i = open.size() - 1; i >= 0; i--) {
+            try {
+                open.get(i).close();
+            } catch (Exception e) {
+                if (failure == null) {
+                    failure = e;
+                } else {
+                    failure.addSuppressed(e);
+                }
+            }
+        }
+        open.clear();
+        if (failure != null) {
+            throw failure;
+        }
+    }
+}
