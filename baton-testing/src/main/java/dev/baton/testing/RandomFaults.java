@@ -256,6 +256,12 @@ public final class RandomFaults {
                 injected(id, kind, "partition clients " + names(victims) + " from all servers (" + mode + ") for "
                         + ms + " ms");
                 victims.forEach(t -> t.link().partition(mode));
+                // As with an expiry: from here the servers hear nothing of the victims, and a partition longer
+                // than a session ends their sessions there, while a victim learns of it only by its own timeouts
+                // (in a black hole) or not before the heal. Mark them out of touch; their own SUSPENDED, LOST and
+                // RECONNECTED follow, and a belief still held at RECONNECTED counts.
+                victims.forEach(t -> history.recorder(t.name()).disconnected("cut off from every server by fault "
+                        + id + "; the client is not told yet"));
                 Thread.sleep(ms);
                 victims.forEach(t -> t.link().heal());
                 healed(id, "healed clients " + names(victims));
