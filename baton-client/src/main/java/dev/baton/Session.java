@@ -285,12 +285,14 @@ final class Session {
      * once more: the server then answers that the session has expired. Attempts stop after a few, with an error
      * reported, should the server keep accepting the session; every handle opened here ends with its attempt.
      */
-    private final class OldSession implements Watcher {
+    private final class OldSession {
         private static final int MAX_ATTEMPTS = 5;
 
         private final long sessionId;
         private final byte[] password;
+        /** Guarded by {@code lock}. */
         private int attempts;
+        /** Guarded by {@code lock}: the handle of the attempt in progress. */
         private ZooKeeper handle;
 
         OldSession(long sessionId, byte[] password) {
@@ -298,17 +300,21 @@ final class Session {
             this.password = password;
         }
 
-        /** Opens a handle on the old session; called under {@code lock} or on this session's event thread. */
+        /** Opens a handle on the old session; called under {@code lock} or on an attempt's event thread. */
         void attach() {
             ClientConfig config = core.config();
             String connectString = config.ensembleProvider().getConnectionString();
             int timeoutMs = (int) config.sessionTimeout().toMillis();
+            // The handle's events may come before its constructor returns: the watcher waits for it.
+            CompletableFuture<ZooKeeper> opened = new CompletableFuture<>();
+            Watcher watcher = event -> attemptEvent(opened, event);
             try {
                 ZooKeeper next = config.zkClientConfig() == null
-                        ? new ZooKeeper(connectString, timeoutMs, this, sessionId, password, false)
-                        : new ZooKeeper(connectString, timeoutMs, this, sessionId, password, false,
+                        ? new ZooKeeper(connectString, timeoutMs, watcher, sessionId, password, false)
+                        : new ZooKeeper(connectString, timeoutMs, watcher, sessionId, password, false,
                                 new StaticHostProvider(new ConnectStringParser(connectString).getServerAddresses()),
                                 config.zkClientConfig());
+                opened.complete(next);
                 synchronized (lock) {
                     attempts++;
                     handle = next;
@@ -318,27 +324,31 @@ final class Session {
                 }
                 next.getTestable().injectSessionExpiration(); // the client closed meanwhile
             } catch (IOException e) {
+                opened.cancel(false);
                 giveUp("cannot open a ZooKeeper handle for " + connectString, e);
             }
         }
 
-        @Override
-        public void process(WatchedEvent event) {
-            if (event.getType() != Event.EventType.None) {
+        /** An event of an attempt's handle, on that handle's own event thread. */
+        private void attemptEvent(CompletableFuture<ZooKeeper> opened, WatchedEvent event) {
+            if (event.getType() != Watcher.Event.EventType.None || opened.isCancelled()) {
                 return;
             }
             switch (event.getState()) {
                 case SyncConnected -> {
-                    // On this handle's own event thread, which has nothing else to do: close() waits for the
-                    // server's answer, read by the handle's I/O thread.
-                    ZooKeeper current = handle;
+                    // Reattached: close it. This thread has nothing else to do; close() waits for the server's
+                    // answer, which the handle's I/O thread reads.
                     try {
-                        current.close();
+                        opened.join().close();
                     } catch (InterruptedException e) {
                         Thread.currentThread().interrupt();
                     }
-                    if (attempts >= MAX_ATTEMPTS) {
-                        giveUp("the server still accepts it after " + attempts + " closes", null);
+                    int made;
+                    synchronized (lock) {
+                        made = attempts;
+                    }
+                    if (made >= MAX_ATTEMPTS) {
+                        giveUp("the server still accepts it after " + made + " closes", null);
                     } else if (!closed) {
                         attach(); // to hear the server say it is gone
                     }
@@ -348,7 +358,7 @@ final class Session {
                     closedOnServer(this);
                 }
                 case AuthFailed -> {
-                    handle.getTestable().injectSessionExpiration();
+                    opened.join().getTestable().injectSessionExpiration();
                     giveUp("authentication failed", null);
                 }
                 default -> {
@@ -362,11 +372,10 @@ final class Session {
             closedOnServer(this);
         }
 
-        /** Stops the current attempt's handle without a round trip; called when the client closes. */
+        /** Stops the attempt's handle without a round trip; called under {@code lock} when the client closes. */
         void abandon() {
-            ZooKeeper current = handle;
-            if (current != null) {
-                current.getTestable().injectSessionExpiration();
+            if (handle != null) {
+                handle.getTestable().injectSessionExpiration();
             }
         }
     }
