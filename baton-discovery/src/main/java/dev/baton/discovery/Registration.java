@@ -26,7 +26,9 @@ import org.slf4j.LoggerFactory;
  * ({@link #retryIfPending()}), and {@link #abandon()} leaves the node where it is.
  *
  * <p>With {@code watchInstances}, a single-node {@link BatonCache} sees writes made to the registration by others,
- * and adopts them: they become the data it re-creates the node with.
+ * and adopts them: they become the data it re-creates the node with. The cache starts once this registration's
+ * own first write is on the server, so whatever it finds there from then on (at its first read or later) is this
+ * registration's data or someone else's newer write, never a node left over from before.
  *
  * <p>Thread-safe; no thread of its own.
  */
@@ -45,6 +47,7 @@ final class Registration<T> {
     private byte[] bytes;
     private boolean pending;
     private boolean removed;
+    private boolean watching;
 
     Registration(BatonClient client, InstanceSerializer<T> serializer, String path, ServiceInstance<T> instance,
             byte[] bytes, boolean watchInstances) {
@@ -85,11 +88,12 @@ final class Registration<T> {
     boolean start(Duration wait) throws InterruptedException {
         if (watch != null) {
             watch.listenable().addListener(BatonCacheListener.builder()
+                    .forCreates(now -> adopt(now.data()))
                     .forChanges((old, now) -> adopt(now.data()))
                     .build());
-            watch.start();
         }
         if (node != null) {
+            node.getListenable().addListener(path -> startWatch());
             node.start();
             return node.waitForInitialCreate(wait.toMillis(), TimeUnit.MILLISECONDS);
         }
@@ -180,6 +184,9 @@ final class Registration<T> {
             return CompletableFuture.failedFuture(e);
         }
         return write.whenComplete((written, error) -> {
+            if (error == null) {
+                startWatch();
+            }
             synchronized (this) {
                 if (error == null && bytes == data) {
                     pending = false;
@@ -231,6 +238,21 @@ final class Registration<T> {
                     Thread.currentThread().interrupt();
                 }
             });
+        }
+    }
+
+    /** After this registration's first write reached the server: starts the watch, once. */
+    private void startWatch() {
+        synchronized (this) {
+            if (watch == null || watching || removed) {
+                return;
+            }
+            watching = true;
+        }
+        try {
+            watch.start();
+        } catch (IllegalStateException e) {
+            LOG.debug("Registration {}: closed before its watch started", path); // closeWatch() came first
         }
     }
 

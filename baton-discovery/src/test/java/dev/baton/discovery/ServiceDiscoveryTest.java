@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.baton.BatonClient;
 import dev.baton.testing.EmbeddedZooKeeperExtension;
+import java.time.Duration;
 import java.util.Set;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.data.Stat;
@@ -116,6 +117,38 @@ class ServiceDiscoveryTest {
         ServiceDiscovery<Details> other = discovery("/close");
         other.unregisterService(instance("s", "permanent", ServiceType.PERMANENT));
         assertThat(observer.checkExists().forPath("/close/s/permanent")).isNull();
+    }
+
+    @Test
+    void watchInstancesAdoptsWritesMadeRightAfterRegisteringButNotALeftoverNode() throws Exception {
+        JsonInstanceSerializer<Details> json = new JsonInstanceSerializer<>(Details.class);
+        byte[] leftover = json.serialize(instance("s", "static", ServiceType.STATIC).toBuilder()
+                .payload(new Details("leftover", 0)).build());
+        observer.create().creatingParentsIfNeeded().forPath("/adopt/s/static", leftover);
+        ServiceDiscovery<Details> discovery = clients.add(ServiceDiscoveryBuilder.builder(Details.class)
+                .client(client).basePath("/adopt").watchInstances(true).build());
+        discovery.start();
+
+        ServiceInstance<Details> mine = instance("s", "static", ServiceType.STATIC);
+        discovery.registerService(mine); // takes the node over
+        // Written by an operator the moment each registration is on the server, before its watch may be set.
+        for (int i = 0; i < 10; i++) {
+            ServiceInstance<Details> dynamic = instance("s", "d" + i, ServiceType.DYNAMIC);
+            discovery.registerService(dynamic);
+            observer.setData().forPath("/adopt/s/d" + i,
+                    json.serialize(dynamic.toBuilder().payload(new Details("operator", i)).build()));
+        }
+        for (int i = 0; i < 10; i++) {
+            String path = "/adopt/s/d" + i;
+            // Adopted: the registration writes the same bytes back (its re-creation data), so the version moves on.
+            await().untilAsserted(() -> assertThat(observer.checkExists().forPath(path).getVersion())
+                    .as(path).isGreaterThanOrEqualTo(2));
+            assertThat(json.deserialize(observer.getData().forPath(path)).getPayload())
+                    .isEqualTo(new Details("operator", i));
+        }
+        // The node a previous run left behind is taken over with this registration's data, never adopted.
+        await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(5))
+                .until(() -> mine.equals(discovery.queryForInstance("s", "static")));
     }
 
     @Test
