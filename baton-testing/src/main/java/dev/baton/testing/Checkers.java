@@ -190,8 +190,10 @@ public final class Checkers {
      * <p>A member that entered a round may leave it without calling {@code leave}: its node goes when its
      * {@code enter} gives up (a timeout, an interruption, even just as the barrier opened) or its session ends.
      * So for the leave count a member of the round's {@code enter} is excused if its {@code enter} of that round
-     * never returned, or if it was {@code DISCONNECTED} or {@code PAUSED} after its {@code ENTER_CALLED} (its
-     * session may have ended unbeknownst to it).
+     * never returned, or if it was {@code DISCONNECTED} or {@code PAUSED} after its {@code ENTER_CALLED}, or is so
+     * still (not {@code CONNECTED} or {@code RESUMED} since) when the leave returns: its session may have ended
+     * unbeknownst to it (a server-side expiry marks its victim {@code DISCONNECTED} when it is ordered, and lands
+     * a little later, possibly after the victim's next {@code ENTER_CALLED}).
      *
      * @param memberQty the member count of each barrier name
      * @return the checker, named {@code "barrier"}

@@ -12,7 +12,9 @@ import static dev.baton.testing.History.Kind.LEAVE_CALLED;
 import static dev.baton.testing.History.Kind.LEAVE_RETURNED;
 import static dev.baton.testing.History.Kind.LOST;
 import static dev.baton.testing.History.Kind.NOTE;
+import static dev.baton.testing.History.Kind.PAUSED;
 import static dev.baton.testing.History.Kind.RELEASED;
+import static dev.baton.testing.History.Kind.RESUMED;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
@@ -104,6 +106,46 @@ class BarrierAndLivenessCheckerTest {
         lostTouch.at(3, "a", LEAVE_CALLED, "/b").at(3, "b", LEAVE_CALLED, "/b");
         lostTouch.at(4, "a", LEAVE_RETURNED, "/b").at(4, "b", LEAVE_RETURNED, "/b");
         assertThat(barrier.check(lostTouch.events())).as("c's session may have ended").isEmpty();
+    }
+
+    @Test
+    void aMemberStillOutOfTouchSinceBeforeItsEnterNeedNotCallLeave() {
+        // An expiry ordered before c's enter call lands during the round: c's node goes, a and b leave.
+        Script s = new Script();
+        s.at(0, "c", DISCONNECTED, "");
+        for (String m : List.of("a", "b", "c")) {
+            s.at(1, m, ENTER_CALLED, "/b");
+        }
+        for (String m : List.of("a", "b", "c")) {
+            s.at(2, m, ENTER_RETURNED, "/b");
+        }
+        s.at(3, "a", LEAVE_CALLED, "/b").at(3, "b", LEAVE_CALLED, "/b");
+        s.at(4, "a", LEAVE_RETURNED, "/b").at(4, "b", LEAVE_RETURNED, "/b");
+        assertThat(barrier.check(s.events())).isEmpty();
+
+        Script paused = new Script();
+        paused.at(0, "c", PAUSED, "");
+        for (String m : List.of("a", "b", "c")) {
+            paused.at(1, m, ENTER_CALLED, "/b");
+        }
+        for (String m : List.of("a", "b", "c")) {
+            paused.at(2, m, ENTER_RETURNED, "/b");
+        }
+        paused.at(3, "a", LEAVE_CALLED, "/b").at(3, "b", LEAVE_CALLED, "/b").at(4, "a", LEAVE_RETURNED, "/b");
+        assertThat(barrier.check(paused.events())).isEmpty();
+
+        Script backInTouch = new Script();
+        backInTouch.at(0, "c", DISCONNECTED, "").at(0, "c", PAUSED, "");
+        backInTouch.at(1, "c", RESUMED, "").at(1, "c", CONNECTED, "");
+        for (String m : List.of("a", "b", "c")) {
+            backInTouch.at(2, m, ENTER_CALLED, "/b");
+        }
+        for (String m : List.of("a", "b", "c")) {
+            backInTouch.at(3, m, ENTER_RETURNED, "/b");
+        }
+        backInTouch.at(4, "a", LEAVE_CALLED, "/b").at(4, "b", LEAVE_CALLED, "/b").at(5, "a", LEAVE_RETURNED, "/b");
+        assertThat(barrier.check(backInTouch.events())).as("c was back in touch before the round")
+                .singleElement().satisfies(v -> assertThat(v.message()).contains("only 2 of 3"));
     }
 
     @Test
