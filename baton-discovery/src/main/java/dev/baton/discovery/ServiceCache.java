@@ -1,18 +1,13 @@
 package dev.baton.discovery;
 
 import dev.baton.internal.Lifecycle;
-import dev.baton.internal.BatonPaths;
 import dev.baton.listen.Listenable;
 import dev.baton.internal.ListenerContainer;
 import dev.baton.recipes.cache.BatonCache;
-import dev.baton.recipes.cache.BatonCacheListener;
-import dev.baton.recipes.cache.ChildData;
 import java.util.List;
-import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
@@ -33,10 +28,11 @@ import org.slf4j.LoggerFactory;
  * }</pre>
  *
  * <p>Underneath is a {@link BatonCache} of {@code <basePath>/<name>}: one persistent recursive watch, re-read
- * after a reconnection, so no change is missed and no instance is reported twice. No thread of its own (Curator's
- * could take one per cache: CURATOR-223), so thousands of caches cost no threads. A registration whose data does
- * not decode is left out, with a logged warning. The service's node need not exist; nothing is created on the
- * server.
+ * after a reconnection, so no change is missed and no instance is reported twice. The caches of one service made
+ * from one {@link ServiceDiscovery} (its providers' too) share that watch while any of them is started: a change is
+ * read and decoded once for all of them. No thread of its own (Curator's could take one per cache: CURATOR-223), so
+ * thousands of caches cost no threads. A registration whose data does not decode is left out, with a logged
+ * warning. The service's node need not exist; nothing is created on the server.
  *
  * <p>Thread-safe; {@link #getInstances()} never blocks and returns a list made once per change.
  *
@@ -47,37 +43,17 @@ public final class ServiceCache<T> implements Listenable<ServiceCacheListener>, 
 
     private final ServiceDiscovery<T> discovery;
     private final String name;
-    private final String path;
-    private final BatonCache cache;
     private final ListenerContainer<ServiceCacheListener> listeners = new ListenerContainer<>(Runnable::run,
             (message, e) -> LOG.error("ServiceCache listener failed: {}", message, e));
     private final Lifecycle state = new Lifecycle("ServiceCache");
     private final CompletableFuture<Void> initialized = new CompletableFuture<>();
-    /** The decoded instances by id; the lists below are made from it once per change. */
-    private final ConcurrentSkipListMap<String, ServiceInstance<T>> instances = new ConcurrentSkipListMap<>();
-    /** Made on demand after a change; null while out of date. */
-    private volatile Snapshot<T> snapshot;
     private final Set<ServiceCacheListener> added = ConcurrentHashMap.newKeySet();
-
-    private record Snapshot<T>(List<ServiceInstance<T>> all, List<ServiceInstance<T>> enabled) {
-    }
+    /** The shared watch while started; null before and after. */
+    private volatile ServiceWatch<T> watch;
 
     ServiceCache(ServiceDiscovery<T> discovery, String name) {
         this.discovery = discovery;
         this.name = name;
-        this.path = BatonPaths.makePath(discovery.basePath(), name);
-        this.cache = BatonCache.build(discovery.client(), path);
-        cache.listenable().addListener(new BatonCacheListener() {
-            @Override
-            public void event(Type type, ChildData oldData, ChildData data) {
-                changed(type, oldData, data);
-            }
-
-            @Override
-            public void initialized() {
-                initialized.complete(null);
-            }
-        });
     }
 
     /**
@@ -90,11 +66,12 @@ public final class ServiceCache<T> implements Listenable<ServiceCacheListener>, 
     public void start() throws InterruptedException {
         state.start();
         discovery.opened(this);
-        cache.start();
+        watch = discovery.watch(name, this);
         try {
             initialized.get(discovery.client().getSessionTimeout().toMillis(), TimeUnit.MILLISECONDS);
         } catch (ExecutionException | TimeoutException e) {
-            LOG.info("ServiceCache {}: initial load not done yet; the cache fills once ZooKeeper answers", path);
+            LOG.info("ServiceCache {}: initial load not done yet; the cache fills once ZooKeeper answers",
+                    watch.path());
         }
     }
 
@@ -116,21 +93,10 @@ public final class ServiceCache<T> implements Listenable<ServiceCacheListener>, 
         return snapshot().enabled();
     }
 
-    private Snapshot<T> snapshot() {
-        Snapshot<T> current = snapshot;
-        if (current != null) {
-            return current;
-        }
-        synchronized (instances) {
-            current = snapshot;
-            if (current == null) {
-                // Marked out of date before a change is applied: a change applied during this copy marks it again.
-                List<ServiceInstance<T>> all = List.copyOf(instances.values());
-                current = new Snapshot<>(all, all.stream().filter(ServiceInstance::isEnabled).toList());
-                snapshot = current;
-            }
-            return current;
-        }
+    @SuppressWarnings("unchecked")
+    private ServiceWatch.Snapshot<T> snapshot() {
+        ServiceWatch<T> current = watch;
+        return current != null ? current.snapshot() : (ServiceWatch.Snapshot<T>) ServiceWatch.Snapshot.EMPTY;
     }
 
     /**
@@ -168,32 +134,25 @@ public final class ServiceCache<T> implements Listenable<ServiceCacheListener>, 
             return;
         }
         discovery.closed(this);
-        cache.close();
+        ServiceWatch<T> ended = watch;
+        watch = null;
+        if (ended != null) {
+            discovery.unwatch(ended, this);
+        }
         for (ServiceCacheListener listener : List.copyOf(added)) {
             removeListener(listener);
         }
         listeners.clear();
-        instances.clear();
-        snapshot = null;
         initialized.complete(null);
     }
 
-    private void changed(BatonCacheListener.Type type, ChildData oldData, ChildData data) {
-        ChildData node = data != null ? data : oldData;
-        if (node.path().equals(path) || !BatonPaths.parent(node.path()).equals(path)) {
-            return; // the service's node itself, or something below an instance
-        }
-        String id = BatonPaths.nodeName(node.path());
-        boolean changed;
-        ServiceInstance<T> instance = type == BatonCacheListener.Type.NODE_DELETED ? null
-                : discovery.decode(node.path(), data.data());
-        synchronized (instances) {
-            snapshot = null;
-            changed = instance != null ? !instance.equals(instances.put(id, instance)) : instances.remove(id) != null;
-        }
-        if (!changed) {
-            return;
-        }
+    /** Called by the watch once its initial load is done (at once if it was when this cache attached). */
+    void loaded() {
+        initialized.complete(null);
+    }
+
+    /** Called by the watch after each change of the instances. */
+    void changed() {
         if (initialized.isDone() && state.isStarted()) {
             listeners.forEach(ServiceCacheListener::cacheChanged);
         }
@@ -201,6 +160,6 @@ public final class ServiceCache<T> implements Listenable<ServiceCacheListener>, 
 
     @Override
     public String toString() {
-        return "ServiceCache[" + path + ", " + instances.size() + " instances]";
+        return "ServiceCache[" + name + ", " + snapshot().all().size() + " instances]";
     }
 }

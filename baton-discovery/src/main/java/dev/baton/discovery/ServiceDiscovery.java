@@ -9,6 +9,7 @@ import dev.baton.state.ConnectionStateListener;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -62,6 +63,8 @@ public final class ServiceDiscovery<T> implements AutoCloseable {
     private final Lifecycle state = new Lifecycle("ServiceDiscovery");
     private final Map<String, Registration<T>> registrations = new ConcurrentHashMap<>();
     private final Set<AutoCloseable> opened = ConcurrentHashMap.newKeySet();
+    /** The watch on each service some started cache follows. Guarded by itself. */
+    private final Map<String, ServiceWatch<T>> watches = new HashMap<>();
     private final ConnectionStateListener connectionListener = this::connectionStateChanged;
 
     ServiceDiscovery(BatonClient client, String basePath, InstanceSerializer<T> serializer,
@@ -328,6 +331,36 @@ public final class ServiceDiscovery<T> implements AutoCloseable {
 
     void closed(AutoCloseable closeable) {
         opened.remove(closeable);
+    }
+
+    /**
+     * Attaches a starting cache to the watch on its service, starting the watch if it is the first.
+     *
+     * @return the watch
+     */
+    ServiceWatch<T> watch(String name, ServiceCache<T> cache) {
+        synchronized (watches) {
+            ServiceWatch<T> watch = watches.get(name);
+            if (watch == null) {
+                watch = new ServiceWatch<>(this, name);
+                watches.put(name, watch);
+                watch.start(); // sends its reads, and returns
+            }
+            watch.attach(cache);
+            return watch;
+        }
+    }
+
+    /** Detaches a closing cache from its watch, and closes the watch if no cache is left on it. */
+    void unwatch(ServiceWatch<T> watch, ServiceCache<T> cache) {
+        synchronized (watches) {
+            watch.detach(cache);
+            if (watch.size() > 0) {
+                return;
+            }
+            watches.values().remove(watch);
+        }
+        watch.close();
     }
 
     /** Decodes a registration's data; null (and a warning) if it does not decode. */

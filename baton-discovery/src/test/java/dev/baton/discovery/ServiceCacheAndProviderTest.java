@@ -97,6 +97,49 @@ class ServiceCacheAndProviderTest {
     }
 
     @Test
+    void cachesOfOneServiceShareOneWatchAndReadEachChangeOnce() throws Exception {
+        ServiceInstance<Details> a = register("a");
+        ServiceCache<Details> first = reader.serviceCacheBuilder().name("web").build();
+        ServiceCache<Details> second = reader.serviceCacheBuilder().name("web").build();
+        ServiceProvider<Details> provider = reader.serviceProviderBuilder().serviceName("web").build();
+        AtomicInteger firstChanges = new AtomicInteger();
+        AtomicInteger secondChanges = new AtomicInteger();
+        first.addListener(firstChanges::incrementAndGet);
+        second.addListener(secondChanges::incrementAndGet);
+        first.start();
+        second.start();
+        provider.start();
+        assertThat(second.getInstances()).as("loaded already").containsExactly(a);
+        assertThat(provider.getAllInstances()).containsExactly(a);
+
+        long readsBefore = zk.server().requestCounts().getOrDefault("getData", 0L);
+        ServiceInstance<Details> a2 = a.toBuilder().port(9001).build();
+        registrar.updateService(a2);
+        await().until(() -> first.getInstances().equals(List.of(a2)) && second.getInstances().equals(List.of(a2))
+                && provider.getAllInstances().equals(List.of(a2)));
+        assertThat(zk.server().requestCounts().getOrDefault("getData", 0L) - readsBefore)
+                .as("one read for the three").isEqualTo(1);
+        await().until(() -> firstChanges.get() == 1 && secondChanges.get() == 1);
+
+        // Closing one leaves the others following; closing the last removes the watch.
+        first.close();
+        assertThat(first.getInstances()).isEmpty();
+        ServiceInstance<Details> b = register("b");
+        await().until(() -> second.getInstances().equals(List.of(a2, b)));
+        assertThat(firstChanges).hasValue(1);
+        int watchesWithOne = zk.server().watchCount();
+        second.close();
+        provider.close();
+        await().until(() -> zk.server().watchCount() < watchesWithOne);
+
+        // A cache started afterwards sets the watch up again.
+        try (ServiceCache<Details> again = reader.serviceCacheBuilder().name("web").build()) {
+            again.start();
+            assertThat(again.getInstances()).containsExactly(a2, b);
+        }
+    }
+
+    @Test
     void aCacheOfAServiceThatDoesNotExistYetCreatesNothing() throws Exception {
         try (ServiceCache<Details> cache = reader.serviceCacheBuilder().name("later").build()) {
             cache.start();
