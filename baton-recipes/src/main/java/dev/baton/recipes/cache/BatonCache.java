@@ -165,6 +165,8 @@ public final class BatonCache implements AutoCloseable {
     private final List<CompletableFuture<Void>> refreshWaiters = new ArrayList<>();
     /** Listener calls decided under the lock, run outside it, in order, by {@link #delivery}. */
     private final ArrayDeque<Runnable> pending = new ArrayDeque<>();
+    /** The thread running listener calls now ({@link #drain()}), or null; one at a time. */
+    private volatile Thread delivering;
     /**
      * The watch events not applied yet, in the order they arrived (zxid order). The head is applied (and its
      * listener calls queued in {@link #pending}) as soon as it is ready; a later event waits for every earlier one.
@@ -258,8 +260,8 @@ public final class BatonCache implements AutoCloseable {
      * @throws NullPointerException if {@code unit} is null
      * @throws IllegalArgumentException if {@code timeout} is negative
      * @throws IllegalStateException if the cache is not started, or is closed (also while waiting), or if called
-     *         on ZooKeeper's event thread before the load is done (the load needs that thread, so the wait could
-     *         never end)
+     *         before the load is done on ZooKeeper's event thread (the load needs that thread) or in a listener of
+     *         this cache (the load is done once its listeners return): the wait could never end
      */
     public boolean awaitInitialized(long timeout, TimeUnit unit) throws InterruptedException {
         Objects.requireNonNull(unit, "unit");
@@ -268,6 +270,12 @@ public final class BatonCache implements AutoCloseable {
         }
         lifecycle.requireStarted();
         if (!loaded.isDone()) {
+            if (Thread.currentThread() == delivering) {
+                // A listener of this cache: the load completes after it returns, whatever thread it runs on.
+                throw new IllegalStateException("cannot wait for BatonCache " + root + " to load in one of its "
+                        + "listeners (on ZooKeeper's event thread or the client's): the wait could never end; "
+                        + "use startAsync() or initialized() instead");
+            }
             Requests.requireNotEventThread(client, "wait for BatonCache " + root + " to load");
         }
         try {
@@ -874,15 +882,20 @@ public final class BatonCache implements AutoCloseable {
     }
 
     private void drain() {
-        while (true) {
-            Runnable next;
-            synchronized (this) {
-                next = pending.poll();
+        delivering = Thread.currentThread();
+        try {
+            while (true) {
+                Runnable next;
+                synchronized (this) {
+                    next = pending.poll();
+                }
+                if (next == null) {
+                    return;
+                }
+                next.run();
             }
-            if (next == null) {
-                return;
-            }
-            next.run();
+        } finally {
+            delivering = null;
         }
     }
 
