@@ -211,8 +211,10 @@ final class DiscoveryScenarios {
     /**
      * {@code discovery-caches}: {@value #INSTANCES} registered instances (fewer if {@link CacheTrees#nodes()} is
      * smaller); 1 op = starting one more ServiceCache of them on another client (latency: until its initial load is
-     * done), at most {@value #MAX_CACHES} caches per turn. The threads the library started meanwhile are printed on
-     * stderr at the end of each turn.
+     * done), at most {@value #MAX_CACHES} caches per turn. Each cache comes from a ServiceDiscovery of its own on
+     * that client, so that each op is a whole load: Baton's caches of one service made from one discovery share one
+     * watch, and a second one would load nothing. The threads the library started meanwhile are printed on stderr
+     * at the end of each turn.
      */
     static final class Caches implements Scenario {
         static final int INSTANCES = 1000;
@@ -220,6 +222,16 @@ final class DiscoveryScenarios {
 
         private static final class Turn extends ReaderTurn {
             Set<Thread> threadsBefore;
+            /** One per cache, closed after the caches. */
+            final List<BenchClient.Discovery> discoveries = new ArrayList<>();
+
+            @Override
+            void close() {
+                caches.forEach(BenchClient.Provider::close);
+                caches.clear();
+                discoveries.forEach(BenchClient.Discovery::close);
+                super.close();
+            }
         }
 
         private static int instances() {
@@ -233,8 +245,9 @@ final class DiscoveryScenarios {
 
         @Override
         public String description() {
-            return INSTANCES + " registered instances; 1 op = starting one more ServiceCache of them (up to "
-                    + MAX_CACHES + "); latency = until its initial load is done; threads started: on stderr";
+            return INSTANCES + " registered instances; 1 op = starting one more ServiceCache of them, from a"
+                    + " ServiceDiscovery of its own (up to " + MAX_CACHES + "); latency = until its initial load is"
+                    + " done; threads started: on stderr";
         }
 
         @Override
@@ -254,8 +267,10 @@ final class DiscoveryScenarios {
         public void run(BenchClient client, RunContext run) {
             Turn turn = run.state(Turn.class);
             for (int op = 0; op < MAX_CACHES && run.more(op); op++) {
+                BenchClient.Discovery discovery = turn.reader.discovery(run.basePath());
+                turn.discoveries.add(discovery);
                 long start = System.nanoTime();
-                BenchClient.Provider cache = turn.readerDiscovery.cache(SERVICE, ports -> { });
+                BenchClient.Provider cache = discovery.cache(SERVICE, ports -> { });
                 int instances = instances();
                 awaitTrue(() -> cache.size() == instances, "a cache's initial load");
                 run.latencies().add(System.nanoTime() - start);

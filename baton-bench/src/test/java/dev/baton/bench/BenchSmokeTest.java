@@ -78,11 +78,12 @@ class BenchSmokeTest {
             Map.entry("mutex-8", 3.0),
             Map.entry("semaphore", 3.0),
             Map.entry("rwlock", 3.0),
-            // Discovery: a provider answers from its cache; an update is a setData, a getData per cache, and
-            // Baton's registration re-arming its exists watch; a cache start is Baton's addWatch, getData and
-            // getChildren of the service node and a getData per instance (Curator: also a getChildren per instance).
+            // Discovery: a provider answers from its cache; an update is a setData, Baton's registration re-arming
+            // its exists watch and one getData for all the caches of the service on the reading discovery (Curator:
+            // a getData per cache); a cache start is Baton's addWatch, getData and getChildren of the service node
+            // and a getData per instance (Curator: also a getChildren per instance).
             Map.entry("discovery-get-instance", 0.0),
-            Map.entry("discovery-convergence", 2.0 + DiscoveryScenarios.Convergence.CACHES),
+            Map.entry("discovery-convergence", 3.0),
             Map.entry("discovery-caches", CACHE_NODES + 3.0),
             // Queues, per delivered item: the put (Baton: a transaction with its producer marker; Curator: a
             // create), and the take: Baton's getData + delete (with a lock path: the lock transaction + getData,
