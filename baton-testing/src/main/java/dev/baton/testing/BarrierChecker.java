@@ -52,8 +52,7 @@ final class BarrierChecker implements HistoryChecker {
         Map<String, Phase> enter = new HashMap<>();
         Map<String, Phase> leave = new HashMap<>();
         Map<String, Long> outOfTouch = new HashMap<>(); // client -> seq of its last DISCONNECTED or PAUSED
-        Set<String> disconnected = new HashSet<>(); // clients between a DISCONNECTED and the next CONNECTED
-        Set<String> paused = new HashSet<>(); // clients between a PAUSED and the next RESUMED
+        HoldTracker contact = new HoldTracker(0); // only for who is in touch now
         List<Violation> out = new ArrayList<>();
         for (Event e : events) {
             switch (e.kind()) {
@@ -68,23 +67,18 @@ final class BarrierChecker implements HistoryChecker {
                     enter.computeIfAbsent(e.name(), n -> new Phase()).round(round).forEach((member, call) -> {
                         boolean neverPassed = !passed.contains(e.name() + " " + member + " " + round);
                         boolean lostTouch = outOfTouch.getOrDefault(member, -1L) > call.seq()
-                                || disconnected.contains(member) || paused.contains(member);
+                                || !contact.inTouch(member);
                         if (neverPassed || lostTouch) {
                             excused.add(member);
                         }
                     });
                     returned(leaving, e, "leave", excused, events, out);
                 }
-                case DISCONNECTED -> {
+                case DISCONNECTED, PAUSED -> {
                     outOfTouch.put(e.client(), e.seq());
-                    disconnected.add(e.client());
+                    contact.apply(e);
                 }
-                case PAUSED -> {
-                    outOfTouch.put(e.client(), e.seq());
-                    paused.add(e.client());
-                }
-                case CONNECTED -> disconnected.remove(e.client());
-                case RESUMED -> paused.remove(e.client());
+                case CONNECTED, RESUMED, FAULT_HEALED -> contact.apply(e);
                 default -> {
                 }
             }

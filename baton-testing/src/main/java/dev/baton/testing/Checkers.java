@@ -26,7 +26,10 @@ import java.util.function.ToIntFunction;
  * RELEASED}/{@code LOST} (locks) or {@code LOST_LEADERSHIP} (leaderships) of that key. Per client, it is
  * <em>connected</em> from the start of the history (a client that never reports its connection is assumed
  * connected) and from each {@code CONNECTED}, until its next {@code DISCONNECTED}; it is <em>paused</em> from
- * {@code PAUSED} to {@code RESUMED}. A client <em>effectively holds</em> a key while it has an open hold, is
+ * {@code PAUSED} to {@code RESUMED}. A {@code DISCONNECTED} that names a fault (a fault injector's mark: the fault
+ * ends the client's session or cuts it off, and the client is not told yet) holds for longer: the client's
+ * {@code CONNECTED}s do not count until that fault's {@code FAULT_HEALED} (they are of a session the fault is
+ * ending, or raced the heal), so it is connected again from its first {@code CONNECTED} after the heal. A client <em>effectively holds</em> a key while it has an open hold, is
  * connected, is not paused, and the hold is not in its <em>resume grace</em>: a hold open at a {@code RESUMED} does
  * not count for the grace period that follows (default {@link #DEFAULT_RESUME_GRACE}), or until the client's next
  * {@code CONNECTED}, whichever comes first. After the grace it counts again if nothing ended it.

@@ -437,6 +437,20 @@ public final class History {
         }
 
         /**
+         * Records {@link Kind#DISCONNECTED} on behalf of a fault that ends this client's session or cuts it off,
+         * marked when the fault starts because the client is not told yet. The event names the fault, so the
+         * checkers keep the client out of touch until that fault's {@link Kind#FAULT_HEALED}: a {@code CONNECTED}
+         * before then is of the session being ended, or of a connection cut off (see {@link Checkers}).
+         *
+         * @param fault the fault's id, as in its {@link Kind#FAULT_INJECTED}
+         * @param detail what the fault does to the client
+         * @return the appended event
+         */
+        public Event cutOff(String fault, String detail) {
+            return record(client, Kind.DISCONNECTED, Objects.requireNonNull(fault, "fault"), NO_TOKEN, detail);
+        }
+
+        /**
          * Records {@link Kind#PAUSED} of this client's process.
          *
          * @return the appended event

@@ -3,6 +3,7 @@ package dev.baton.testing;
 import dev.baton.testing.History.Event;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -50,6 +51,8 @@ final class HoldTracker {
     private static final class ClientState {
         boolean connected = true;
         boolean paused;
+        /** Faults marked on this client (a DISCONNECTED naming them) and not healed yet: no CONNECTED counts. */
+        final Set<String> cutOffBy = new HashSet<>();
         final Map<Key, Hold> holds = new LinkedHashMap<>();
     }
 
@@ -113,6 +116,10 @@ final class HoldTracker {
 
     /** Applies one event; returns the keys whose effective holders may have changed. */
     Set<Key> apply(Event e) {
+        if (e.kind() == History.Kind.FAULT_HEALED) {
+            clients.values().forEach(c -> c.cutOffBy.remove(e.name()));
+            return Set.of(); // connected again at its next CONNECTED
+        }
         Key key = keyOf(e);
         ClientState c = clients.computeIfAbsent(e.client(), k -> new ClientState());
         if (key != null) {
@@ -125,11 +132,19 @@ final class HoldTracker {
         }
         switch (e.kind()) {
             case CONNECTED -> {
+                if (!c.cutOffBy.isEmpty()) {
+                    return Set.of(); // a session the fault is ending, or cut off: not in touch
+                }
                 c.connected = true;
                 // The server answered: what the client still believes is now backed by a live session.
                 c.holds.values().forEach(h -> h.graceUntil = Long.MIN_VALUE);
             }
-            case DISCONNECTED -> c.connected = false;
+            case DISCONNECTED -> {
+                c.connected = false;
+                if (!e.name().isEmpty()) {
+                    c.cutOffBy.add(e.name());
+                }
+            }
             case PAUSED -> c.paused = true;
             case RESUMED -> {
                 c.paused = false;
@@ -142,6 +157,15 @@ final class HoldTracker {
             }
         }
         return Set.copyOf(c.holds.keySet());
+    }
+
+    /**
+     * Returns true if the client is connected and not paused now (as far as the events applied so far tell; a
+     * client not seen yet is).
+     */
+    boolean inTouch(String client) {
+        ClientState c = clients.get(client);
+        return c == null || c.connected && !c.paused;
     }
 
     /**

@@ -258,13 +258,14 @@ public final class RandomFaults {
                 victims.forEach(t -> t.link().partition(mode));
                 // As with an expiry: from here the servers hear nothing of the victims, and a partition longer
                 // than a session ends their sessions there, while a victim learns of it only by its own timeouts
-                // (in a black hole) or not before the heal. Mark them out of touch; their own SUSPENDED, LOST and
-                // RECONNECTED follow, and a belief still held at RECONNECTED counts.
-                victims.forEach(t -> history.recorder(t.name()).disconnected("cut off from every server by fault "
+                // (in a black hole) or not before the heal. Mark them out of touch until the heal; their own
+                // SUSPENDED, LOST and RECONNECTED follow, and a belief still held at a RECONNECTED after it counts.
+                victims.forEach(t -> history.recorder(t.name()).cutOff(id, "cut off from every server by fault "
                         + id + "; the client is not told yet"));
                 Thread.sleep(ms);
-                victims.forEach(t -> t.link().heal());
+                // Recorded first: a victim's RECONNECTED racing the heal's record would not count.
                 healed(id, "healed clients " + names(victims));
+                victims.forEach(t -> t.link().heal());
             }
             case ISOLATE -> {
                 int server = randomServer();
@@ -298,9 +299,10 @@ public final class RandomFaults {
                 injected(id, kind, "expire session 0x" + Long.toHexString(session.get().id()) + " of "
                         + victim.name());
                 // From here the session is ending on the servers while the client, not told yet, still believes
-                // what it believed: the window a client cannot know about, as in a pause. Mark it out of touch;
-                // its own SUSPENDED/LOST/RECONNECTED follow, and a belief it still holds at RECONNECTED counts.
-                history.recorder(victim.name()).disconnected("session expired on the servers by fault " + id
+                // what it believed: the window a client cannot know about, as in a pause. Mark it out of touch
+                // until the expiry has landed (a RECONNECTED meanwhile is of the session being ended); its own
+                // SUSPENDED/LOST/RECONNECTED follow, and a belief it still holds at a RECONNECTED after it counts.
+                history.recorder(victim.name()).cutOff(id, "session expired on the servers by fault " + id
                         + "; the client is not told yet");
                 try {
                     ensemble.expireSession(session.get().id(), session.get().password());

@@ -4,6 +4,7 @@ import static dev.baton.testing.History.Kind.ACQUIRED;
 import static dev.baton.testing.History.Kind.BECAME_LEADER;
 import static dev.baton.testing.History.Kind.CONNECTED;
 import static dev.baton.testing.History.Kind.DISCONNECTED;
+import static dev.baton.testing.History.Kind.FAULT_HEALED;
 import static dev.baton.testing.History.Kind.LOST;
 import static dev.baton.testing.History.Kind.LOST_LEADERSHIP;
 import static dev.baton.testing.History.Kind.NOTE;
@@ -146,6 +147,33 @@ class MutualExclusionCheckerTest {
         assertThat(v).hasSize(1);
         assertThat(Script.seqs(v.get(0))).containsExactly(0L, 1L, 2L, 3L);
         assertThat(v.get(0).excerpt()).contains(">> #1", ">> #3");
+    }
+
+    @Test
+    void aClientCutOffByAFaultCountsOnlyFromItsFirstConnectionAfterTheHeal() {
+        // The expiry of b's session is ordered at #0 and lands at #4; b's RECONNECTED at #1 is of that session.
+        List<History.Event> h = new Script()
+                .at(0, "b", DISCONNECTED, "f1")           // #0 the fault's mark
+                .at(10, "b", CONNECTED)                   // #1 the doomed session reconnects
+                .at(20, "b", ACQUIRED, "/lock", 10)       // #2 granted to that session
+                .at(30, "a", ACQUIRED, "/lock", 12)       // #3 b's session ended, its node with it
+                .fault(40, FAULT_HEALED, "f1")            // #4 the expiry has landed
+                .at(50, "a", RELEASED, "/lock", 12)       // #5
+                .at(60, "b", DISCONNECTED)                // #6 b learns
+                .at(70, "b", LOST, "/lock", 10)           // #7
+                .events();
+        assertThat(checker.check(h)).isEmpty();
+
+        List<History.Event> believer = new Script()
+                .at(0, "b", DISCONNECTED, "f1")           // #0
+                .at(10, "b", ACQUIRED, "/lock", 10)       // #1
+                .at(20, "a", ACQUIRED, "/lock", 12)       // #2
+                .fault(30, FAULT_HEALED, "f1")            // #3
+                .at(40, "b", CONNECTED)                   // #4 after the heal, still believing: counts
+                .events();
+        List<Violation> v = checker.check(believer);
+        assertThat(v).hasSize(1);
+        assertThat(v.get(0).excerpt()).contains(">> #4");
     }
 
     @Test
