@@ -12,6 +12,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -49,7 +50,7 @@ public final class ServiceCache<T> implements Listenable<ServiceCacheListener>, 
     private final CompletableFuture<Void> initialized = new CompletableFuture<>();
     private final Set<ServiceCacheListener> added = ConcurrentHashMap.newKeySet();
     /** The shared watch while started; null before and after. */
-    private volatile ServiceWatch<T> watch;
+    private final AtomicReference<ServiceWatch<T>> watch = new AtomicReference<>();
 
     ServiceCache(ServiceDiscovery<T> discovery, String name) {
         this.discovery = discovery;
@@ -66,12 +67,17 @@ public final class ServiceCache<T> implements Listenable<ServiceCacheListener>, 
     public void start() throws InterruptedException {
         state.start();
         discovery.opened(this);
-        watch = discovery.watch(name, this);
+        ServiceWatch<T> joined = discovery.watch(name, this);
+        watch.set(joined);
+        if (!state.isStarted()) {
+            leave(); // closed meanwhile: close() may have found no watch to leave
+            return;
+        }
         try {
             initialized.get(discovery.client().getSessionTimeout().toMillis(), TimeUnit.MILLISECONDS);
         } catch (ExecutionException | TimeoutException e) {
             LOG.info("ServiceCache {}: initial load not done yet; the cache fills once ZooKeeper answers",
-                    watch.path());
+                    joined.path());
         }
     }
 
@@ -95,7 +101,7 @@ public final class ServiceCache<T> implements Listenable<ServiceCacheListener>, 
 
     @SuppressWarnings("unchecked")
     private ServiceWatch.Snapshot<T> snapshot() {
-        ServiceWatch<T> current = watch;
+        ServiceWatch<T> current = watch.get();
         return current != null ? current.snapshot() : (ServiceWatch.Snapshot<T>) ServiceWatch.Snapshot.EMPTY;
     }
 
@@ -134,16 +140,20 @@ public final class ServiceCache<T> implements Listenable<ServiceCacheListener>, 
             return;
         }
         discovery.closed(this);
-        ServiceWatch<T> ended = watch;
-        watch = null;
-        if (ended != null) {
-            discovery.unwatch(ended, this);
-        }
+        leave();
         for (ServiceCacheListener listener : List.copyOf(added)) {
             removeListener(listener);
         }
         listeners.clear();
         initialized.complete(null);
+    }
+
+    /** Detaches from the shared watch, once. */
+    private void leave() {
+        ServiceWatch<T> ended = watch.getAndSet(null);
+        if (ended != null) {
+            discovery.unwatch(ended, this);
+        }
     }
 
     /** Called by the watch once its initial load is done (at once if it was when this cache attached). */
