@@ -29,10 +29,10 @@ import java.util.function.ToIntFunction;
  * {@code PAUSED} to {@code RESUMED}. A {@code DISCONNECTED} that names a fault (a fault injector's mark: the fault
  * ends the client's session or cuts it off, and the client is not told yet) holds for longer: the client's
  * {@code CONNECTED}s do not count until that fault's {@code FAULT_HEALED} (they are of a session the fault is
- * ending, or raced the heal), so it is connected again from its first {@code CONNECTED} after the heal. A client <em>effectively holds</em> a key while it has an open hold, is
- * connected, is not paused, and the hold is not in its <em>resume grace</em>: a hold open at a {@code RESUMED} does
- * not count for the grace period that follows (default {@link #DEFAULT_RESUME_GRACE}), or until the client's next
- * {@code CONNECTED}, whichever comes first. After the grace it counts again if nothing ended it.
+ * ending, or raced the heal), so it is connected again from its first {@code CONNECTED} after the heal. A client
+ * <em>effectively holds</em> a key while it has an open hold, is connected, is not paused, and the hold is not in
+ * its <em>resume grace</em>: a hold open at a {@code RESUMED} does not count for the grace period that follows
+ * (default {@link #DEFAULT_RESUME_GRACE}), or until the client's next {@code CONNECTED}, whichever comes first. After the grace it counts again if nothing ended it.
  *
  * <p>Why: a client that is partitioned or paused still believes it holds; that belief is unavoidable (the
  * client cannot know) and harmless as long as it cannot act on it, which is what fencing tokens are for. What
@@ -194,7 +194,7 @@ public final class Checkers {
      * {@code enter} gives up (a timeout, an interruption, even just as the barrier opened) or its session ends.
      * So for the leave count a member of the round's {@code enter} is excused if its {@code enter} of that round
      * never returned, or if it was {@code DISCONNECTED} or {@code PAUSED} after its {@code ENTER_CALLED}, or is so
-     * still (not {@code CONNECTED} or {@code RESUMED} since) when the leave returns: its session may have ended
+     * still (not connected or resumed since, as defined above) when the leave returns: its session may have ended
      * unbeknownst to it (a server-side expiry marks its victim {@code DISCONNECTED} when it is ordered, and lands
      * a little later, possibly after the victim's next {@code ENTER_CALLED}).
      *
