@@ -2,8 +2,8 @@ package dev.baton;
 
 /**
  * Receives the result of an operation run {@code inBackground(callback)}. Called on ZooKeeper's event thread
- * unless an executor was given; it should not block for long there. Anything it throws is reported to the
- * client's unhandled-error listeners.
+ * unless an executor was given (after a retry under the retry policy, possibly on the client's scheduler thread);
+ * it should not block for long there. Anything it throws is reported to the client's unhandled-error listeners.
  */
 @FunctionalInterface
 public interface BackgroundCallback {

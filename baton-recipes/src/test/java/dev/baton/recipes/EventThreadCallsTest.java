@@ -62,10 +62,11 @@ class EventThreadCallsTest {
     /**
      * Runs the call inside a background callback on ZooKeeper's event thread; returns what it threw. (A callback
      * whose request was retried after a connection hiccup may come on the client's scheduler thread instead: then
-     * it is sent again.)
+     * it is sent again once the client is connected; a loaded machine can take several hiccups in a row.)
      */
     private Throwable onEventThread(Call call) throws Exception {
-        for (int attempt = 0; attempt < 5; attempt++) {
+        for (int attempt = 0; attempt < 20; attempt++) {
+            assertThat(client.blockUntilConnected(30, TimeUnit.SECONDS)).as("connected").isTrue();
             CompletableFuture<Throwable> thrown = new CompletableFuture<>();
             client.checkExists().inBackground((c, event) -> {
                 if (!client.isEventThread()) {
