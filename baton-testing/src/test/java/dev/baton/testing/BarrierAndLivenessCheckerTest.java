@@ -26,19 +26,23 @@ class BarrierAndLivenessCheckerTest {
     private final HistoryChecker barrier = Checkers.barrier(3);
     private final HistoryChecker liveness = Checkers.liveness(Duration.ofSeconds(5));
 
-    private static Script fullRound(Script s, long t, String barrierName) {
+    /** Records the same event for members a, b and c, in that order, at {@code t} milliseconds. */
+    private static Script everyone(Script s, long t, History.Kind kind, String name) {
         for (String m : List.of("a", "b", "c")) {
-            s.at(t, m, ENTER_CALLED, barrierName);
+            s.at(t, m, kind, name);
         }
+        return s;
+    }
+
+    private static Script fullRound(Script s, long t, String barrierName) {
+        everyone(s, t, ENTER_CALLED, barrierName);
         for (String m : List.of("c", "a", "b")) {
             s.at(t + 1, m, ENTER_RETURNED, barrierName);
         }
         for (String m : List.of("b", "a", "c")) {
             s.at(t + 2, m, LEAVE_CALLED, barrierName);
         }
-        for (String m : List.of("a", "b", "c")) {
-            s.at(t + 3, m, LEAVE_RETURNED, barrierName);
-        }
+        everyone(s, t + 3, LEAVE_RETURNED, barrierName);
         return s;
     }
 
@@ -72,12 +76,8 @@ class BarrierAndLivenessCheckerTest {
     @Test
     void leaveReturningBeforeAllMembersCalledLeaveIsReported() {
         Script s = new Script();
-        for (String m : List.of("a", "b", "c")) {
-            s.at(0, m, ENTER_CALLED, "/b");
-        }
-        for (String m : List.of("a", "b", "c")) {
-            s.at(1, m, ENTER_RETURNED, "/b");
-        }
+        everyone(s, 0, ENTER_CALLED, "/b");
+        everyone(s, 1, ENTER_RETURNED, "/b");
         s.at(2, "a", LEAVE_CALLED, "/b").at(3, "a", LEAVE_RETURNED, "/b");
 
         assertThat(barrier.check(s.events())).singleElement()
@@ -87,21 +87,15 @@ class BarrierAndLivenessCheckerTest {
     @Test
     void aMemberWhoseEnterGaveUpOrWhoLostTouchNeedNotCallLeave() {
         Script gaveUp = new Script();
-        for (String m : List.of("a", "b", "c")) {
-            gaveUp.at(0, m, ENTER_CALLED, "/b");
-        }
+        everyone(gaveUp, 0, ENTER_CALLED, "/b");
         gaveUp.at(1, "a", ENTER_RETURNED, "/b").at(1, "b", ENTER_RETURNED, "/b"); // c's enter timed out
         gaveUp.at(2, "a", LEAVE_CALLED, "/b").at(2, "b", LEAVE_CALLED, "/b");
         gaveUp.at(3, "a", LEAVE_RETURNED, "/b").at(3, "b", LEAVE_RETURNED, "/b");
         assertThat(barrier.check(gaveUp.events())).as("c's node went with its enter").isEmpty();
 
         Script lostTouch = new Script();
-        for (String m : List.of("a", "b", "c")) {
-            lostTouch.at(0, m, ENTER_CALLED, "/b");
-        }
-        for (String m : List.of("a", "b", "c")) {
-            lostTouch.at(1, m, ENTER_RETURNED, "/b");
-        }
+        everyone(lostTouch, 0, ENTER_CALLED, "/b");
+        everyone(lostTouch, 1, ENTER_RETURNED, "/b");
         lostTouch.at(2, "c", DISCONNECTED, "");
         lostTouch.at(3, "a", LEAVE_CALLED, "/b").at(3, "b", LEAVE_CALLED, "/b");
         lostTouch.at(4, "a", LEAVE_RETURNED, "/b").at(4, "b", LEAVE_RETURNED, "/b");
@@ -113,36 +107,24 @@ class BarrierAndLivenessCheckerTest {
         // An expiry ordered before c's enter call lands during the round: c's node goes, a and b leave.
         Script s = new Script();
         s.at(0, "c", DISCONNECTED, "");
-        for (String m : List.of("a", "b", "c")) {
-            s.at(1, m, ENTER_CALLED, "/b");
-        }
-        for (String m : List.of("a", "b", "c")) {
-            s.at(2, m, ENTER_RETURNED, "/b");
-        }
+        everyone(s, 1, ENTER_CALLED, "/b");
+        everyone(s, 2, ENTER_RETURNED, "/b");
         s.at(3, "a", LEAVE_CALLED, "/b").at(3, "b", LEAVE_CALLED, "/b");
         s.at(4, "a", LEAVE_RETURNED, "/b").at(4, "b", LEAVE_RETURNED, "/b");
         assertThat(barrier.check(s.events())).isEmpty();
 
         Script paused = new Script();
         paused.at(0, "c", PAUSED, "");
-        for (String m : List.of("a", "b", "c")) {
-            paused.at(1, m, ENTER_CALLED, "/b");
-        }
-        for (String m : List.of("a", "b", "c")) {
-            paused.at(2, m, ENTER_RETURNED, "/b");
-        }
+        everyone(paused, 1, ENTER_CALLED, "/b");
+        everyone(paused, 2, ENTER_RETURNED, "/b");
         paused.at(3, "a", LEAVE_CALLED, "/b").at(3, "b", LEAVE_CALLED, "/b").at(4, "a", LEAVE_RETURNED, "/b");
         assertThat(barrier.check(paused.events())).isEmpty();
 
         Script backInTouch = new Script();
         backInTouch.at(0, "c", DISCONNECTED, "").at(0, "c", PAUSED, "");
         backInTouch.at(1, "c", RESUMED, "").at(1, "c", CONNECTED, "");
-        for (String m : List.of("a", "b", "c")) {
-            backInTouch.at(2, m, ENTER_CALLED, "/b");
-        }
-        for (String m : List.of("a", "b", "c")) {
-            backInTouch.at(3, m, ENTER_RETURNED, "/b");
-        }
+        everyone(backInTouch, 2, ENTER_CALLED, "/b");
+        everyone(backInTouch, 3, ENTER_RETURNED, "/b");
         backInTouch.at(4, "a", LEAVE_CALLED, "/b").at(4, "b", LEAVE_CALLED, "/b").at(5, "a", LEAVE_RETURNED, "/b");
         assertThat(barrier.check(backInTouch.events())).as("c was back in touch before the round")
                 .singleElement().satisfies(v -> assertThat(v.message()).contains("only 2 of 3"));
@@ -151,25 +133,13 @@ class BarrierAndLivenessCheckerTest {
     @Test
     void aConnectedMemberThatPassedEnterStillCountsForLeave() {
         Script s = new Script();
-        for (String m : List.of("a", "b", "c")) {
-            s.at(0, m, ENTER_CALLED, "/b");
-        }
-        for (String m : List.of("a", "b", "c")) {
-            s.at(1, m, ENTER_RETURNED, "/b");
-        }
+        everyone(s, 0, ENTER_CALLED, "/b");
+        everyone(s, 1, ENTER_RETURNED, "/b");
         s.at(2, "c", DISCONNECTED, "").at(2, "c", CONNECTED, ""); // before its enter call of round 2: no excuse
-        for (String m : List.of("a", "b", "c")) {
-            s.at(3, m, LEAVE_CALLED, "/b");
-        }
-        for (String m : List.of("a", "b", "c")) {
-            s.at(4, m, LEAVE_RETURNED, "/b");
-        }
-        for (String m : List.of("a", "b", "c")) {
-            s.at(5, m, ENTER_CALLED, "/b");
-        }
-        for (String m : List.of("a", "b", "c")) {
-            s.at(6, m, ENTER_RETURNED, "/b");
-        }
+        everyone(s, 3, LEAVE_CALLED, "/b");
+        everyone(s, 4, LEAVE_RETURNED, "/b");
+        everyone(s, 5, ENTER_CALLED, "/b");
+        everyone(s, 6, ENTER_RETURNED, "/b");
         s.at(7, "a", LEAVE_CALLED, "/b").at(7, "b", LEAVE_CALLED, "/b");
         s.at(8, "a", LEAVE_RETURNED, "/b"); // c entered round 2, stayed connected, never called leave
 
