@@ -45,13 +45,17 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Each instance creates a protected ephemeral-sequential node {@code latch-} under the path, holding its id
  * (UTF-8). The instance whose node sorts first leads, once it has confirmed the node belongs to its current
- * session; every other instance watches only the node just before its own, so a leader's departure wakes one
- * instance, not all. The second in line leads as soon as the leader's node is deleted, without listing the
- * queue again: sequence numbers only grow, so no node (Baton's or Curator's) can have queued ahead of it since
- * it listed. Watches are set with a read of the watched node, so a node already gone leaves no watch behind on
- * the server. Under the standard connection-state error policy a {@code SUSPENDED} connection ends
- * leadership at once; {@code LOST} always does. On {@code RECONNECTED} the latch checks its node again and, if
- * it is gone, queues again.
+ * session; every other instance watches one node ahead of its own, so a leader's departure wakes at most two
+ * instances, not all. The second in line (as its last listing showed) watches the leader and leads as soon as the
+ * leader's node is deleted, without listing the queue again: sequence numbers only grow, so no node (Baton's or
+ * Curator's) can have queued ahead of it since it listed. An instance further back watches the node two ahead of
+ * its own and lists the queue again when it goes. That node is usually the leader leaving, so the instance learns
+ * that it is second in line while the new leader still leads, and the next failover needs no listing either. An
+ * instance leads only on a listing that shows its node first, or on the deletion of the one node its listing
+ * showed ahead; which node it watches only decides when it looks again. Watches are set with a read of the
+ * watched node, so a node already gone leaves no watch behind on the server. Under the standard connection-state
+ * error policy a {@code SUSPENDED} connection ends leadership at once; {@code LOST} always does. On
+ * {@code RECONNECTED} the latch checks its node again and, if it is gone, queues again.
  *
  * <p>Beyond Curator: {@link #fencingToken()} (the czxid of the leader's node: it strictly increases across
  * successive leaders of the path) and {@link #safeFor()} (how long this process may still act as leader without
@@ -94,7 +98,7 @@ public final class LeaderLatch implements AutoCloseable {
     private final ListenerContainer<LeaderLatchListener> listeners;
     private final SerialExecutor notifications = new SerialExecutor(Runnable::run);
     private final ConnectionStateListener connectionListener = this::connectionStateChanged;
-    private final Watcher predecessorWatcher = this::predecessorChanged;
+    private final Watcher watchedWatcher = this::watchedChanged;
     private final Watcher ownNodeWatcher = this::ownNodeChanged;
 
     // Guarded by this.
@@ -103,7 +107,7 @@ public final class LeaderLatch implements AutoCloseable {
     private long ourSession;
     private long ourCzxid;
     private String watchedPath;
-    /** The watched predecessor is the only node ahead of ours: its deletion makes us leader. */
+    /** The watched node is the only one ahead of ours: its deletion makes us leader. */
     private boolean leadsWhenWatchedGoes;
     private boolean leader;
     /** The futures of {@link #awaitAsync()} not completed yet. */
@@ -220,7 +224,7 @@ public final class LeaderLatch implements AutoCloseable {
                 });
     }
 
-    /** Lists the queue and leads, or watches the node just before ours. */
+    /** Lists the queue and leads, or watches a node ahead of ours (see the class comment for which). */
     private void checkLeadership(long gen) {
         client.getChildren().forPathAsync(latchPath).whenComplete((children, error) -> {
             String path;
@@ -250,7 +254,10 @@ public final class LeaderLatch implements AutoCloseable {
                 }
             } else {
                 setLeadership(false);
-                watchPredecessor(gen, BatonPaths.makePath(latchPath, queue.get(index - 1)), index == 1);
+                // Second in line: the leader. Further back: the node two ahead, whose deletion usually means
+                // that the node just ahead of ours now leads, so the listing it prompts finds us second in line
+                // while there is still a leader to wait for.
+                watchAhead(gen, BatonPaths.makePath(latchPath, queue.get(Math.max(index - 2, 0))), index == 1);
             }
         });
     }
@@ -268,22 +275,23 @@ public final class LeaderLatch implements AutoCloseable {
     }
 
     /**
-     * Watches the node just before ours with a read (on a node already gone it sets no watch that would never
-     * fire). If it is the only node ahead ({@code leadsWhenGone}), its deletion makes us leader.
+     * Watches a node ahead of ours with a read (on a node already gone it sets no watch that would never fire).
+     * If it is the only node ahead ({@code leadsWhenGone}), its deletion makes us leader; otherwise its deletion
+     * makes us list the queue again.
      */
-    private void watchPredecessor(long gen, String predecessor, boolean leadsWhenGone) {
+    private void watchAhead(long gen, String node, boolean leadsWhenGone) {
         synchronized (this) {
-            watchedPath = predecessor;
+            watchedPath = node;
             leadsWhenWatchedGoes = leadsWhenGone;
         }
-        client.getData().usingWatcher(predecessorWatcher).forPathAsync(predecessor).whenComplete((data, error) -> {
+        client.getData().usingWatcher(watchedWatcher).forPathAsync(node).whenComplete((data, error) -> {
             if (Failures.code(error) == KeeperException.Code.NONODE) {
-                predecessorGone(gen, predecessor); // gone before the watch was set
+                watchedGone(gen, node); // gone before the watch was set
             }
         });
     }
 
-    private void predecessorChanged(WatchedEvent event) {
+    private void watchedChanged(WatchedEvent event) {
         if (event.getType() == Watcher.Event.EventType.None) {
             return;
         }
@@ -297,17 +305,17 @@ public final class LeaderLatch implements AutoCloseable {
             again = leadsWhenWatchedGoes;
         }
         if (event.getType() == Watcher.Event.EventType.NodeDeleted) {
-            predecessorGone(gen, event.getPath());
+            watchedGone(gen, event.getPath());
         } else {
-            watchPredecessor(gen, event.getPath(), again); // its data changed: a watch fires once, set it again
+            watchAhead(gen, event.getPath(), again); // its data changed: a watch fires once, set it again
         }
     }
 
     /** The node we waited for is gone: lead if it was the only one ahead, otherwise look at the queue again. */
-    private void predecessorGone(long gen, String predecessor) {
+    private void watchedGone(long gen, String node) {
         boolean lead;
         synchronized (this) {
-            if (!lifecycle.isStarted() || gen != generation || !predecessor.equals(watchedPath)) {
+            if (!lifecycle.isStarted() || gen != generation || !node.equals(watchedPath)) {
                 return;
             }
             watchedPath = null;
@@ -637,7 +645,7 @@ public final class LeaderLatch implements AutoCloseable {
             notifications.execute(() -> listeners.forEach(LeaderLatchListener::notLeader));
         }
         if (watched != null) {
-            client.watchers().remove(predecessorWatcher).locally().quietly().forPathAsync(watched)
+            client.watchers().remove(watchedWatcher).locally().quietly().forPathAsync(watched)
                     .exceptionally(e -> null);
         }
         if (path != null) {

@@ -62,4 +62,47 @@ class LeaderLatchInteropTest {
                     || baton.getChildren().forPath("/interop/latch").isEmpty());
         }
     }
+
+    @Test
+    void aBatonLatchBehindCuratorLatchesLeadsOnItsTurnWithoutListing() throws Exception {
+        try (BatonClient baton = Baton.newClient(zk.connectString(), new RetryOneTime(10));
+                CuratorFramework curator = CuratorFrameworkFactory.newClient(zk.connectString(),
+                        new org.apache.curator.retry.RetryOneTime(10))) {
+            baton.start();
+            curator.start();
+            assertThat(baton.blockUntilConnected(10, TimeUnit.SECONDS)).isTrue();
+            assertThat(curator.blockUntilConnected(10, TimeUnit.SECONDS)).isTrue();
+            String path = "/interop/latch-mixed";
+            var curatorFirst = new org.apache.curator.framework.recipes.leader.LeaderLatch(curator, path, "curator-1");
+            curatorFirst.start();
+            assertThat(curatorFirst.await(10, TimeUnit.SECONDS)).isTrue();
+            var curatorSecond = new org.apache.curator.framework.recipes.leader.LeaderLatch(curator, path, "curator-2");
+            curatorSecond.start();
+            await().until(() -> curatorSecond.getParticipants().size() == 2);
+            LeaderLatch batonThird = new LeaderLatch(baton, path, "baton-3");
+            batonThird.start();
+            var curatorFourth = new org.apache.curator.framework.recipes.leader.LeaderLatch(curator, path, "curator-4");
+            await().until(() -> batonThird.getOurPath() != null);
+            curatorFourth.start();
+            await().until(() -> batonThird.getParticipants().size() == 4);
+
+            curatorFirst.close(); // Curator's second leads; Baton's third looks again and finds itself next
+            assertThat(curatorSecond.await(10, TimeUnit.SECONDS)).isTrue();
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> zk.server().watchedPaths().contains(curatorSecond.getOurPath()));
+            assertThat(batonThird.hasLeadership()).isFalse();
+
+            zk.server().resetStatistics();
+            curatorSecond.close();
+            assertThat(batonThird.await(10, TimeUnit.SECONDS)).isTrue();
+            assertThat(zk.server().requestCounts()).as("from Curator's close to Baton's leadership")
+                    .doesNotContainKey("getChildren").doesNotContainKey("getChildren2");
+            assertThat(curatorFourth.hasLeadership()).isFalse();
+            assertThat(curatorFourth.getLeader().getId()).isEqualTo("baton-3");
+
+            batonThird.close();
+            assertThat(curatorFourth.await(10, TimeUnit.SECONDS)).isTrue();
+            curatorFourth.close();
+        }
+    }
 }

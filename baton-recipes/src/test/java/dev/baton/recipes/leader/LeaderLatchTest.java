@@ -6,6 +6,9 @@ import static org.awaitility.Awaitility.await;
 
 import dev.baton.Baton;
 import dev.baton.BatonClient;
+import dev.baton.BatonEventType;
+import dev.baton.OperationEvent;
+import dev.baton.OperationListener;
 import dev.baton.retry.RetryOneTime;
 import dev.baton.testing.EmbeddedZooKeeperExtension;
 import java.time.Duration;
@@ -76,6 +79,61 @@ class LeaderLatchTest {
         assertThat(second.await(10, TimeUnit.SECONDS)).isTrue();
         assertThat(zk.server().requestCounts()).as("from the leader's close to the new leader")
                 .containsKey("delete").doesNotContainKey("getChildren").doesNotContainKey("getChildren2");
+    }
+
+    @Test
+    void inALongerQueueEachNewLeaderLeadsWithoutListing() throws Exception {
+        clients.add(newClient()); // one client per latch, to tell who lists
+        List<LeaderLatch> four = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            LeaderLatch latch = latch(i, "/latch-failovers", "m" + i);
+            latch.start();
+            await().until(() -> latch.getOurPath() != null); // join in a known order
+            four.add(latch);
+        }
+        assertThat(four.get(0).await(10, TimeUnit.SECONDS)).isTrue();
+        for (int turn = 1; turn < 4; turn++) {
+            LeaderLatch leader = four.get(turn - 1);
+            LeaderLatch next = four.get(turn);
+            // The next in line knows from a listing that it is second, and watches the leader's node.
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> zk.server().watchedPaths().contains(leader.getOurPath()));
+            List<OperationEvent> listings = new CopyOnWriteArrayList<>();
+            OperationListener recorder = event -> {
+                if (event.type() == BatonEventType.CHILDREN) {
+                    listings.add(event);
+                }
+            };
+            clients.get(turn).getOperationListenable().addListener(recorder);
+            leader.close();
+            assertThat(next.await(10, TimeUnit.SECONDS)).isTrue();
+            String what = "listings by the new leader " + next.getId();
+            await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(5))
+                    .untilAsserted(() -> assertThat(listings).as(what).isEmpty());
+            clients.get(turn).getOperationListenable().removeListener(recorder);
+            assertThat(leaders(four)).containsExactly(next);
+        }
+    }
+
+    @Test
+    void aWaiterThatLeavesFromTheMiddleNeitherHurriesNorStrandsThoseBehindIt() throws Exception {
+        List<LeaderLatch> four = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            LeaderLatch latch = latch(i % 3, "/latch-middle", "m" + i);
+            latch.start();
+            await().until(() -> latch.getOurPath() != null);
+            four.add(latch);
+        }
+        assertThat(four.get(0).await(10, TimeUnit.SECONDS)).isTrue();
+        four.get(1).close(); // the second in line gives up: the leader still leads, nobody else may
+        await().atMost(Duration.ofSeconds(10)).until(() -> four.get(3).getParticipants().size() == 3);
+        assertThat(four.get(2).await(300, TimeUnit.MILLISECONDS)).isFalse();
+        assertThat(leaders(four)).containsExactly(four.get(0));
+        four.get(0).close();
+        assertThat(four.get(2).await(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(leaders(four)).containsExactly(four.get(2));
+        four.get(2).close();
+        assertThat(four.get(3).await(10, TimeUnit.SECONDS)).isTrue();
     }
 
     @Test
