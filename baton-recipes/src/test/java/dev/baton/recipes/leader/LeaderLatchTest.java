@@ -8,7 +8,6 @@ import dev.baton.Baton;
 import dev.baton.BatonClient;
 import dev.baton.BatonEventType;
 import dev.baton.OperationEvent;
-import dev.baton.OperationListener;
 import dev.baton.retry.RetryOneTime;
 import dev.baton.testing.EmbeddedZooKeeperExtension;
 import java.time.Duration;
@@ -83,7 +82,13 @@ class LeaderLatchTest {
 
     @Test
     void inALongerQueueEachNewLeaderLeadsWithoutListing() throws Exception {
-        clients.add(newClient()); // one client per latch, to tell who lists
+        clients.add(newClient()); // one client per latch, to tell who sends what
+        List<List<OperationEvent>> sent = new ArrayList<>();
+        for (BatonClient client : clients) {
+            List<OperationEvent> events = new CopyOnWriteArrayList<>();
+            client.getOperationListenable().addListener(events::add);
+            sent.add(events);
+        }
         List<LeaderLatch> four = new ArrayList<>();
         for (int i = 0; i < 4; i++) {
             LeaderLatch latch = latch(i, "/latch-failovers", "m" + i);
@@ -95,24 +100,22 @@ class LeaderLatchTest {
         for (int turn = 1; turn < 4; turn++) {
             LeaderLatch leader = four.get(turn - 1);
             LeaderLatch next = four.get(turn);
-            // The next in line knows from a listing that it is second, and watches the leader's node.
-            await().atMost(Duration.ofSeconds(10))
-                    .until(() -> zk.server().watchedPaths().contains(leader.getOurPath()));
-            List<OperationEvent> listings = new CopyOnWriteArrayList<>();
-            OperationListener recorder = event -> {
-                if (event.type() == BatonEventType.CHILDREN) {
-                    listings.add(event);
-                }
-            };
-            clients.get(turn).getOperationListenable().addListener(recorder);
+            List<OperationEvent> byNext = sent.get(turn);
+            // The next in line has read (and so watches) the leader's node.
+            await().atMost(Duration.ofSeconds(10)).until(() -> byNext.stream().anyMatch(
+                    e -> e.type() == BatonEventType.GET_DATA && e.path().equals(leader.getOurPath())));
+            long listingsBefore = listings(byNext);
             leader.close();
             assertThat(next.await(10, TimeUnit.SECONDS)).isTrue();
             String what = "listings by the new leader " + next.getId();
             await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(5))
-                    .untilAsserted(() -> assertThat(listings).as(what).isEmpty());
-            clients.get(turn).getOperationListenable().removeListener(recorder);
+                    .untilAsserted(() -> assertThat(listings(byNext)).as(what).isEqualTo(listingsBefore));
             assertThat(leaders(four)).containsExactly(next);
         }
+    }
+
+    private static long listings(List<OperationEvent> events) {
+        return events.stream().filter(e -> e.type() == BatonEventType.CHILDREN).count();
     }
 
     @Test
