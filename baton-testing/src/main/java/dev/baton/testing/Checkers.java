@@ -32,7 +32,8 @@ import java.util.function.ToIntFunction;
  * ending, or raced the heal), so it is connected again from its first {@code CONNECTED} after the heal. A client
  * <em>effectively holds</em> a key while it has an open hold, is connected, is not paused, and the hold is not in
  * its <em>resume grace</em>: a hold open at a {@code RESUMED} does not count for the grace period that follows
- * (default {@link #DEFAULT_RESUME_GRACE}), or until the client's next {@code CONNECTED}, whichever comes first. After the grace it counts again if nothing ended it.
+ * (default {@link #DEFAULT_RESUME_GRACE}), or until the client's next {@code CONNECTED}, whichever comes first.
+ * After the grace it counts again if nothing ended it.
  *
  * <p>Why: a client that is partitioned or paused still believes it holds; that belief is unavoidable (the
  * client cannot know) and harmless as long as it cannot act on it, which is what fencing tokens are for. What
