@@ -32,7 +32,8 @@ import org.apache.zookeeper.data.Stat;
  * {@code setData}/{@code create} would be retried by the client after a connection loss and could then report
  * {@code BadVersion}/{@code NodeExists} for a write that had succeeded, and a retry on top of that would apply an
  * increment twice. After such a connection loss the outcome is unknown and the caller gets
- * {@link KeeperException.ConnectionLossException}. Thread-safe; no state besides the configuration.
+ * {@link KeeperException.ConnectionLossException}. Thread-safe; besides the configuration it keeps only the quickest
+ * attempt it has seen, to tell queueing from the round trip (see {@link #backOff}).
  *
  * <p>Each operation is written once, as a composition of {@link CompletableFuture}s, and runs in one of two
  * modes (as the client's own operations do). Blocking: every request is a blocking call on the caller's thread,
@@ -41,8 +42,8 @@ import org.apache.zookeeper.data.Stat;
  * blocking: requests are sent with {@code forPathAsync}, pauses are scheduled, and no thread waits.
  */
 final class AtomicCore<T> {
-    /** The most round trips a back-off spans: beyond it, clients wait longer than another lost race costs. */
-    private static final int MAX_BACK_OFF_ROUND_TRIPS = 4;
+    /** How far a back-off window grows with losses in a row: beyond it, a pause costs more than a lost race. */
+    private static final int MAX_BACK_OFF_GROWTH = 4;
 
     /** How values are stored and compared. */
     interface Codec<T> {
@@ -59,6 +60,8 @@ final class AtomicCore<T> {
     private final RetryPolicy retryPolicy;
     private final PromotedToLock promotedToLock;
     private final Codec<T> codec;
+    /** The quickest attempt (read and write) seen so far, in nanoseconds: the round trips without a queue. */
+    private volatile long quickestAttemptNanos = Long.MAX_VALUE;
 
     AtomicCore(BatonClient client, String path, RetryPolicy retryPolicy, PromotedToLock promotedToLock,
             Codec<T> codec) {
@@ -164,16 +167,17 @@ final class AtomicCore<T> {
             return read(blocking).thenCompose(before -> {
                 T next = Objects.requireNonNull(change.apply(before.value()), "new value");
                 return write(before, next, blocking).thenCompose(written -> {
+                    long now = System.nanoTime();
+                    long queued = queuedPart(now - attemptStart); // also for a win: it may be the quickest yet
                     if (written) {
                         return CompletableFuture.completedFuture(new AtomicValue<>(true, before.value(), next));
                     }
-                    long now = System.nanoTime();
                     Optional<Duration> delay = policy.delayBeforeRetry(retryCount[0]++, Duration.ofNanos(now - start));
                     if (delay.isEmpty()) {
                         return CompletableFuture.completedFuture(
                                 new AtomicValue<>(false, before.value(), before.value()));
                     }
-                    Duration wait = backOff(delay.get(), retryCount[0], now - attemptStart);
+                    Duration wait = backOff(delay.get(), retryCount[0], queued);
                     return pause(wait, blocking).thenApply(v -> null); // null: another round
                 });
             });
@@ -342,17 +346,34 @@ final class AtomicCore<T> {
     // ---------------------------------------------------------------- helpers
 
     /**
-     * How long to wait after the {@code lost}-th race lost in a row. A delay the retry policy sets is honoured as
-     * given. A zero delay ("at once") would send every loser straight into the next collision, so it becomes a
-     * random time up to a window that starts at the attempt's own round trip and doubles with each loss, to
-     * {@value #MAX_BACK_OFF_ROUND_TRIPS} round trips: contenders spread out, and the window follows the load.
+     * How much of an attempt that took {@code attemptNanos} was spent queued behind other requests: its time less
+     * the quickest attempt seen. The rest is the network and the server's own work, which no pause shortens
+     * (scaling the back-off to the whole round trip made increments through a 1 ms round trip slower than
+     * retrying at once).
      */
-    static Duration backOff(Duration policyDelay, int lost, long attemptNanos) {
+    long queuedPart(long attemptNanos) {
+        long quickest = quickestAttemptNanos;
+        if (attemptNanos < quickest) {
+            quickestAttemptNanos = attemptNanos; // a lost update only leaves the floor a little higher for a while
+            return 0;
+        }
+        return attemptNanos - quickest;
+    }
+
+    /**
+     * How long to wait after the {@code lost}-th race lost in a row, given how long the losing attempt spent queued
+     * (see {@link #queuedPart}). A delay the retry policy sets is honoured as given. A zero delay ("at once") would
+     * send every loser straight into the next collision, so it becomes a random time up to a window of twice the
+     * queued time (a first pause is on average as long as the queue was), doubling with each further loss, to
+     * {@value #MAX_BACK_OFF_GROWTH} times that. A queue is contention on a busy server, where contenders that
+     * spread out save it work; a long round trip without one is not, and waiting it out leaves the server idle.
+     */
+    static Duration backOff(Duration policyDelay, int lost, long queuedNanos) {
         if (!policyDelay.isZero()) {
             return policyDelay;
         }
-        long window = Math.max(1_000, attemptNanos)
-                << Math.min(lost - 1, Integer.numberOfTrailingZeros(MAX_BACK_OFF_ROUND_TRIPS));
+        long window = 2 * Math.max(500, queuedNanos)
+                << Math.min(lost - 1, Integer.numberOfTrailingZeros(MAX_BACK_OFF_GROWTH));
         return Duration.ofNanos(ThreadLocalRandom.current().nextLong(window + 1));
     }
 

@@ -12,9 +12,10 @@ import org.apache.zookeeper.KeeperException;
  * computes the new one and writes it only if nobody wrote in between; after losing such a race it tries again
  * while the {@link RetryPolicy} allows ({@link RetryPolicy#delayBeforeRetry} decides the pause), and then, if a
  * {@link PromotedToLock} is given, once more while holding a mutex. A pause of zero ("retry at once") becomes a
- * short random back-off: up to the lost attempt's own round trip, doubling with each race lost in a row, to four
- * round trips. Contending clients that all retried at once would collide again; spread out, they need about half
- * the requests per successful change. When every attempt lost, the result's
+ * short random back-off: on average as long as the lost attempt waited in the server's queue (its time beyond the
+ * quickest attempt seen), doubling with each race lost in a row, to four times that. Contending clients that all
+ * retried at once would collide again; spread out, they need about half the requests per successful change, and a
+ * long round trip with no queue (a distant server) costs no extra wait. When every attempt lost, the result's
  * {@link AtomicValue#succeeded()} is false and nothing was written. Wire-compatible with Apache Curator's
  * {@code DistributedAtomicLong}: the node holds the value as a 8-byte big-endian long; a missing node or empty data reads as 0.
  *

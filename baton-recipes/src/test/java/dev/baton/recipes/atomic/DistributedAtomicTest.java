@@ -320,19 +320,33 @@ class DistributedAtomicTest {
     }
 
     @Test
-    void aRetryAtOnceBacksOffWithinAWindowThatDoublesPerLossToFourRoundTrips() {
-        long roundTrip = 2_000_000;
+    void aRetryAtOnceBacksOffWithinTwiceTheQueuedTimeDoublingPerLossToFourTimesThat() {
+        long queued = 1_000_000;
         for (int lost = 1; lost <= 6; lost++) {
-            long window = roundTrip << Math.min(lost - 1, 2);
+            long window = 2 * queued << Math.min(lost - 1, 2);
             for (int i = 0; i < 200; i++) {
-                assertThat(AtomicCore.backOff(Duration.ZERO, lost, roundTrip).toNanos()).isBetween(0L, window);
+                assertThat(AtomicCore.backOff(Duration.ZERO, lost, queued).toNanos()).isBetween(0L, window);
             }
+        }
+        // No queue (a long round trip is not contention): still spread, but by microseconds only.
+        for (int i = 0; i < 200; i++) {
+            assertThat(AtomicCore.backOff(Duration.ZERO, 1, 0).toNanos()).isBetween(0L, 1_000L);
         }
         // Spread out, not a fixed sleep: draws differ.
         assertThat(IntStream.range(0, 50)
-                .mapToObj(i -> AtomicCore.backOff(Duration.ZERO, 3, roundTrip)).distinct().count()).isGreaterThan(1);
+                .mapToObj(i -> AtomicCore.backOff(Duration.ZERO, 3, queued)).distinct().count()).isGreaterThan(1);
         // A pause the policy sets is the user's choice and is kept.
-        assertThat(AtomicCore.backOff(Duration.ofMillis(20), 5, roundTrip)).isEqualTo(Duration.ofMillis(20));
+        assertThat(AtomicCore.backOff(Duration.ofMillis(20), 5, queued)).isEqualTo(Duration.ofMillis(20));
+    }
+
+    @Test
+    void theQueuedPartOfAnAttemptIsWhatItTookBeyondTheQuickestAttemptSeen() {
+        AtomicCore<Long> core = new AtomicCore<>(client, "/queued", new RetryNTimes(1, 0), null, null);
+        assertThat(core.queuedPart(3_000_000)).isZero(); // the first: nothing quicker known
+        assertThat(core.queuedPart(3_400_000)).isEqualTo(400_000);
+        assertThat(core.queuedPart(2_000_000)).isZero(); // a new quickest
+        assertThat(core.queuedPart(3_400_000)).isEqualTo(1_400_000);
+        assertThat(core.queuedPart(2_000_000)).isZero();
     }
 
     @Test
