@@ -10,13 +10,16 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
- * What one recipe test opens: started, connected clients of the test's server, and the recipes on them, all closed
- * after the test in the reverse order of opening (a recipe before the client it uses). Registered as an instance
- * field after the server's extension, so it closes everything before the server goes:
+ * What one recipe test opens: started, connected clients of the test's server (Baton's and, for interop tests,
+ * Apache Curator's) and the recipes on them, all closed after the test in the reverse order of opening (a recipe
+ * before the client it uses). Registered as an instance field after the server's extension, so it closes everything
+ * before the server goes:
  *
  * <pre>{@code
  * @RegisterExtension
@@ -45,6 +48,15 @@ public final class TestResources implements AfterEachCallback {
         client.start();
         assertThat(client.blockUntilConnected(10, TimeUnit.SECONDS)).isTrue();
         return client;
+    }
+
+    /** A started Apache Curator client of the same server, connected (one retry after 10 ms), closed after the test. */
+    public CuratorFramework curator() throws InterruptedException {
+        CuratorFramework curator = open(CuratorFrameworkFactory.newClient(zk.connectString(),
+                new org.apache.curator.retry.RetryOneTime(10)));
+        curator.start();
+        assertThat(curator.blockUntilConnected(10, TimeUnit.SECONDS)).isTrue();
+        return curator;
     }
 
     /** Closes {@code resource} after the test, before everything opened earlier. */

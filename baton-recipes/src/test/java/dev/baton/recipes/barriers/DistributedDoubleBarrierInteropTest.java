@@ -3,6 +3,7 @@ package dev.baton.recipes.barriers;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.baton.BatonClient;
+import dev.baton.recipes.TestResources;
 import dev.baton.testing.EmbeddedZooKeeperExtension;
 import java.util.ArrayList;
 import java.util.List;
@@ -12,7 +13,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.zookeeper.KeeperException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -23,6 +23,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class DistributedDoubleBarrierInteropTest {
     @RegisterExtension
     static EmbeddedZooKeeperExtension zk = new EmbeddedZooKeeperExtension();
+    @RegisterExtension
+    final TestResources resources = new TestResources(zk);
 
     /** One member: which library, and its enter and leave. */
     private record Member(String name, Callable<Boolean> enter, Callable<Boolean> leave) {
@@ -31,9 +33,9 @@ class DistributedDoubleBarrierInteropTest {
     @Test
     void mixedMembersEnterAndLeaveTogetherWhoeverComesFirst() throws Exception {
         ExecutorService pool = Executors.newCachedThreadPool();
-        try (Clients clients = new Clients(zk);
-                CuratorFramework c1 = curator();
-                CuratorFramework c2 = curator()) {
+        try (Clients clients = new Clients(zk)) {
+            CuratorFramework c1 = resources.curator();
+            CuratorFramework c2 = resources.curator();
             BatonClient b1 = clients.newClient();
             BatonClient b2 = clients.newClient();
             for (int round = 0; round < 4; round++) {
@@ -129,13 +131,5 @@ class DistributedDoubleBarrierInteropTest {
         } catch (KeeperException.NoNodeException e) {
             return List.of();
         }
-    }
-
-    private static CuratorFramework curator() throws InterruptedException {
-        CuratorFramework curator = CuratorFrameworkFactory.newClient(zk.connectString(),
-                new org.apache.curator.retry.RetryOneTime(10));
-        curator.start();
-        assertThat(curator.blockUntilConnected(10, TimeUnit.SECONDS)).isTrue();
-        return curator;
     }
 }

@@ -3,15 +3,12 @@ package dev.baton.recipes.leader;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.baton.Baton;
 import dev.baton.BatonClient;
-import dev.baton.retry.RetryOneTime;
+import dev.baton.recipes.TestResources;
 import dev.baton.testing.EmbeddedZooKeeperExtension;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.CuratorFrameworkFactory;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -23,27 +20,16 @@ class LeaderLatchInteropTest {
     @RegisterExtension
     static EmbeddedZooKeeperExtension zk = new EmbeddedZooKeeperExtension();
 
+    @RegisterExtension
+    final TestResources resources = new TestResources(zk);
+
     private BatonClient baton;
     private CuratorFramework curator;
 
     @BeforeEach
     void connect() throws InterruptedException {
-        baton = Baton.newClient(zk.connectString(), new RetryOneTime(10));
-        curator = CuratorFrameworkFactory.newClient(zk.connectString(), new org.apache.curator.retry.RetryOneTime(10));
-        baton.start();
-        curator.start();
-        assertThat(baton.blockUntilConnected(10, TimeUnit.SECONDS)).isTrue();
-        assertThat(curator.blockUntilConnected(10, TimeUnit.SECONDS)).isTrue();
-    }
-
-    @AfterEach
-    void disconnect() {
-        if (curator != null) {
-            curator.close();
-        }
-        if (baton != null) {
-            baton.close();
-        }
+        baton = resources.client();
+        curator = resources.curator();
     }
 
     @Test

@@ -3,18 +3,15 @@ package dev.baton.recipes.leader;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.baton.Baton;
 import dev.baton.BatonClient;
-import dev.baton.retry.RetryOneTime;
+import dev.baton.recipes.TestResources;
 import dev.baton.testing.EmbeddedZooKeeperExtension;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.framework.recipes.leader.LeaderSelectorListenerAdapter;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -25,55 +22,51 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class LeaderSelectorInteropTest {
     @RegisterExtension
     static EmbeddedZooKeeperExtension zk = new EmbeddedZooKeeperExtension();
+    @RegisterExtension
+    final TestResources resources = new TestResources(zk);
 
     @Test
     void batonAndCuratorSelectorsTakeTurnsOneAtATime() throws Exception {
         List<String> turns = new CopyOnWriteArrayList<>();
         AtomicInteger leading = new AtomicInteger();
         AtomicInteger maxLeading = new AtomicInteger();
-        try (BatonClient baton = Baton.newClient(zk.connectString(), new RetryOneTime(10));
-                CuratorFramework curator = CuratorFrameworkFactory.newClient(zk.connectString(),
-                        new org.apache.curator.retry.RetryOneTime(10))) {
-            baton.start();
-            curator.start();
-            assertThat(baton.blockUntilConnected(10, TimeUnit.SECONDS)).isTrue();
-            assertThat(curator.blockUntilConnected(10, TimeUnit.SECONDS)).isTrue();
+        BatonClient baton = resources.client();
+        CuratorFramework curator = resources.curator();
 
-            LeaderSelector batonSelector = new LeaderSelector(baton, "/interop/selector",
-                    new dev.baton.recipes.leader.LeaderSelectorListenerAdapter() {
-                        @Override
-                        public void takeLeadership(BatonClient client) {
-                            take("baton", turns, leading, maxLeading);
-                        }
-                    });
-            batonSelector.setId("baton");
-            batonSelector.autoRequeue();
-            var curatorSelector = new org.apache.curator.framework.recipes.leader.LeaderSelector(curator,
-                    "/interop/selector", new LeaderSelectorListenerAdapter() {
-                        @Override
-                        public void takeLeadership(CuratorFramework client) {
-                            take("curator", turns, leading, maxLeading);
-                        }
-                    });
-            curatorSelector.setId("curator");
-            curatorSelector.autoRequeue();
-            try {
-                batonSelector.start();
-                curatorSelector.start();
-                // Baton may take a few turns before Curator's selector has even queued on a loaded machine.
-                await().atMost(Duration.ofSeconds(60))
-                        .until(() -> turns.size() >= 12 && new HashSet<>(turns).size() == 2);
-                assertThat(maxLeading.get()).isEqualTo(1);
-                // Each library reads the other's participant ids from the shared queue.
-                // Between a turn's release and its requeue a selector is briefly out of the queue.
-                await().untilAsserted(() -> assertThat(batonSelector.getParticipants())
-                        .extracting(Participant::id).containsExactlyInAnyOrder("baton", "curator"));
-                await().untilAsserted(() -> assertThat(curatorSelector.getParticipants())
-                        .extracting(p -> p.getId()).containsExactlyInAnyOrder("baton", "curator"));
-            } finally {
-                batonSelector.close();
-                curatorSelector.close();
-            }
+        LeaderSelector batonSelector = new LeaderSelector(baton, "/interop/selector",
+                new dev.baton.recipes.leader.LeaderSelectorListenerAdapter() {
+                    @Override
+                    public void takeLeadership(BatonClient client) {
+                        take("baton", turns, leading, maxLeading);
+                    }
+                });
+        batonSelector.setId("baton");
+        batonSelector.autoRequeue();
+        var curatorSelector = new org.apache.curator.framework.recipes.leader.LeaderSelector(curator,
+                "/interop/selector", new LeaderSelectorListenerAdapter() {
+                    @Override
+                    public void takeLeadership(CuratorFramework client) {
+                        take("curator", turns, leading, maxLeading);
+                    }
+                });
+        curatorSelector.setId("curator");
+        curatorSelector.autoRequeue();
+        try {
+            batonSelector.start();
+            curatorSelector.start();
+            // Baton may take a few turns before Curator's selector has even queued on a loaded machine.
+            await().atMost(Duration.ofSeconds(60))
+                    .until(() -> turns.size() >= 12 && new HashSet<>(turns).size() == 2);
+            assertThat(maxLeading.get()).isEqualTo(1);
+            // Each library reads the other's participant ids from the shared queue.
+            // Between a turn's release and its requeue a selector is briefly out of the queue.
+            await().untilAsserted(() -> assertThat(batonSelector.getParticipants())
+                    .extracting(Participant::id).containsExactlyInAnyOrder("baton", "curator"));
+            await().untilAsserted(() -> assertThat(curatorSelector.getParticipants())
+                    .extracting(p -> p.getId()).containsExactlyInAnyOrder("baton", "curator"));
+        } finally {
+            batonSelector.close();
+            curatorSelector.close();
         }
     }
 

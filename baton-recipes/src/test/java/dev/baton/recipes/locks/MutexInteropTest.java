@@ -2,9 +2,8 @@ package dev.baton.recipes.locks;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.baton.Baton;
 import dev.baton.BatonClient;
-import dev.baton.retry.RetryOneTime;
+import dev.baton.recipes.TestResources;
 import dev.baton.testing.EmbeddedZooKeeperExtension;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,7 +13,6 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -24,6 +22,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class MutexInteropTest {
     @RegisterExtension
     static EmbeddedZooKeeperExtension zk = new EmbeddedZooKeeperExtension();
+    @RegisterExtension
+    final TestResources resources = new TestResources(zk);
 
     /** Something only one holder may be inside at a time, across both libraries. */
     private interface Locked {
@@ -32,70 +32,64 @@ class MutexInteropTest {
 
     @Test
     void batonAndCuratorMutexesExcludeEachOther() throws Exception {
-        try (BatonClient baton = Baton.newClient(zk.connectString(), new RetryOneTime(10));
-                CuratorFramework curator = CuratorFrameworkFactory.newClient(zk.connectString(),
-                        new org.apache.curator.retry.RetryOneTime(10))) {
-            baton.start();
-            curator.start();
-            assertThat(baton.blockUntilConnected(10, TimeUnit.SECONDS)).isTrue();
-            assertThat(curator.blockUntilConnected(10, TimeUnit.SECONDS)).isTrue();
+        BatonClient baton = resources.client();
+        CuratorFramework curator = resources.curator();
 
-            InterProcessMutex batonLock = new InterProcessMutex(baton, "/interop/mutex");
-            var curatorLock = new org.apache.curator.framework.recipes.locks.InterProcessMutex(curator,
-                    "/interop/mutex");
-            Locked viaBaton = body -> {
-                batonLock.acquire();
-                try {
-                    body.run();
-                } finally {
-                    batonLock.release();
-                }
-            };
-            Locked viaCurator = body -> {
-                curatorLock.acquire();
-                try {
-                    body.run();
-                } finally {
-                    curatorLock.release();
-                }
-            };
-
-            AtomicInteger inside = new AtomicInteger();
-            AtomicInteger maxInside = new AtomicInteger();
-            AtomicInteger rounds = new AtomicInteger();
-            ExecutorService pool = Executors.newFixedThreadPool(4);
-            try {
-                List<Future<?>> workers = new ArrayList<>();
-                for (Locked locked : List.of(viaBaton, viaBaton, viaCurator, viaCurator)) {
-                    workers.add(pool.submit(() -> {
-                        for (int i = 0; i < 15; i++) {
-                            locked.run(() -> {
-                                maxInside.accumulateAndGet(inside.incrementAndGet(), Math::max);
-                                Thread.yield();
-                                rounds.incrementAndGet();
-                                inside.decrementAndGet();
-                            });
-                        }
-                        return null;
-                    }));
-                }
-                for (Future<?> worker : workers) {
-                    worker.get(90, TimeUnit.SECONDS);
-                }
-            } finally {
-                pool.shutdownNow();
-            }
-            assertThat(rounds.get()).isEqualTo(60);
-            assertThat(maxInside.get()).isEqualTo(1);
-
-            // Each sees the other's holder in the same queue.
+        InterProcessMutex batonLock = new InterProcessMutex(baton, "/interop/mutex");
+        var curatorLock = new org.apache.curator.framework.recipes.locks.InterProcessMutex(curator,
+                "/interop/mutex");
+        Locked viaBaton = body -> {
             batonLock.acquire();
-            assertThat(curatorLock.acquire(200, TimeUnit.MILLISECONDS)).isFalse();
-            assertThat(curatorLock.getParticipantNodes()).containsExactlyElementsOf(batonLock.getParticipantNodes());
-            batonLock.release();
-            assertThat(curatorLock.acquire(10, TimeUnit.SECONDS)).isTrue();
-            assertThat(batonLock.acquire(200, TimeUnit.MILLISECONDS)).isFalse();
-            curatorLock.release();
+            try {
+                body.run();
+            } finally {
+                batonLock.release();
+            }
+        };
+        Locked viaCurator = body -> {
+            curatorLock.acquire();
+            try {
+                body.run();
+            } finally {
+                curatorLock.release();
+            }
+        };
+
+        AtomicInteger inside = new AtomicInteger();
+        AtomicInteger maxInside = new AtomicInteger();
+        AtomicInteger rounds = new AtomicInteger();
+        ExecutorService pool = Executors.newFixedThreadPool(4);
+        try {
+            List<Future<?>> workers = new ArrayList<>();
+            for (Locked locked : List.of(viaBaton, viaBaton, viaCurator, viaCurator)) {
+                workers.add(pool.submit(() -> {
+                    for (int i = 0; i < 15; i++) {
+                        locked.run(() -> {
+                            maxInside.accumulateAndGet(inside.incrementAndGet(), Math::max);
+                            Thread.yield();
+                            rounds.incrementAndGet();
+                            inside.decrementAndGet();
+                        });
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> worker : workers) {
+                worker.get(90, TimeUnit.SECONDS);
+            }
+        } finally {
+            pool.shutdownNow();
         }
+        assertThat(rounds.get()).isEqualTo(60);
+        assertThat(maxInside.get()).isEqualTo(1);
+
+        // Each sees the other's holder in the same queue.
+        batonLock.acquire();
+        assertThat(curatorLock.acquire(200, TimeUnit.MILLISECONDS)).isFalse();
+        assertThat(curatorLock.getParticipantNodes()).containsExactlyElementsOf(batonLock.getParticipantNodes());
+        batonLock.release();
+        assertThat(curatorLock.acquire(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(batonLock.acquire(200, TimeUnit.MILLISECONDS)).isFalse();
+        curatorLock.release();
     }
 }

@@ -13,7 +13,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.zookeeper.data.Stat;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -94,26 +93,22 @@ class PersistentTtlNodeTest {
     @Test
     void curatorReadsTheSameLayout() throws Exception {
         BatonClient client = resources.client();
-        try (CuratorFramework curator = CuratorFrameworkFactory.newClient(zk.connectString(),
-                new org.apache.curator.retry.RetryOneTime(10))) {
-            curator.start();
-            assertThat(curator.blockUntilConnected(10, TimeUnit.SECONDS)).isTrue();
-            // Curator's own PersistentTtlNode on one path, Baton's on another: same shapes.
-            try (org.apache.curator.framework.recipes.nodes.PersistentTtlNode theirs =
-                    new org.apache.curator.framework.recipes.nodes.PersistentTtlNode(curator, "/ttl/theirs", 1000,
-                            new byte[] {1})) {
-                theirs.start();
-                assertThat(theirs.waitForInitialCreate(10, TimeUnit.SECONDS)).isTrue();
-                PersistentTtlNode ours = ttlNode(client, "/ttl/ours", 1000, "y");
-                ours.start();
-                await().until(() -> client.checkExists().forPath("/ttl/theirs/touch") != null
-                        && client.checkExists().forPath("/ttl/ours/touch") != null);
-                for (String path : List.of("/ttl/theirs", "/ttl/ours")) {
-                    assertThat(client.getChildren().forPath(path)).containsExactly("touch");
-                }
-                // Curator's touch node holds its client's default data (the local address); Baton's holds none.
-                assertThat(client.getData().forPath("/ttl/ours/touch")).isEmpty();
+        CuratorFramework curator = resources.curator();
+        // Curator's own PersistentTtlNode on one path, Baton's on another: same shapes.
+        try (org.apache.curator.framework.recipes.nodes.PersistentTtlNode theirs =
+                new org.apache.curator.framework.recipes.nodes.PersistentTtlNode(curator, "/ttl/theirs", 1000,
+                        new byte[] {1})) {
+            theirs.start();
+            assertThat(theirs.waitForInitialCreate(10, TimeUnit.SECONDS)).isTrue();
+            PersistentTtlNode ours = ttlNode(client, "/ttl/ours", 1000, "y");
+            ours.start();
+            await().until(() -> client.checkExists().forPath("/ttl/theirs/touch") != null
+                    && client.checkExists().forPath("/ttl/ours/touch") != null);
+            for (String path : List.of("/ttl/theirs", "/ttl/ours")) {
+                assertThat(client.getChildren().forPath(path)).containsExactly("touch");
             }
+            // Curator's touch node holds its client's default data (the local address); Baton's holds none.
+            assertThat(client.getData().forPath("/ttl/ours/touch")).isEmpty();
         }
     }
 

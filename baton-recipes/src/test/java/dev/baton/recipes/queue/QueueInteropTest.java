@@ -6,13 +6,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.baton.BatonClient;
+import dev.baton.recipes.TestResources;
 import dev.baton.testing.EmbeddedZooKeeperExtension;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.framework.recipes.queue.QueueBuilder;
 import org.apache.curator.framework.state.ConnectionState;
 import org.junit.jupiter.api.AfterEach;
@@ -26,6 +26,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class QueueInteropTest {
     @RegisterExtension
     static EmbeddedZooKeeperExtension zk = new EmbeddedZooKeeperExtension();
+    @RegisterExtension
+    final TestResources resources = new TestResources(zk);
 
     private static final org.apache.curator.framework.recipes.queue.QueueSerializer<String> CURATOR_STRINGS =
             new org.apache.curator.framework.recipes.queue.QueueSerializer<>() {
@@ -48,16 +50,12 @@ class QueueInteropTest {
     void setUp() throws Exception {
         queues = new Queues(zk);
         baton = queues.client();
-        curator = CuratorFrameworkFactory.newClient(zk.connectString(),
-                new org.apache.curator.retry.RetryOneTime(10));
-        curator.start();
-        assertThat(curator.blockUntilConnected(10, TimeUnit.SECONDS)).isTrue();
+        curator = resources.curator();
     }
 
     @AfterEach
     void tearDown() throws Exception {
         queues.close();
-        curator.close();
     }
 
     /** Curator's consumer, recording. */
