@@ -14,14 +14,13 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.apache.curator.framework.CuratorFramework;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import dev.baton.testing.EmbeddedZooKeeperExtension;
 
-/** Baton's read-write lock, semaphore and semaphore mutex against Apache Curator 5.9's on the same paths. */
+/** Baton's mutex, read-write lock, semaphore and semaphore mutex against Apache Curator 5.9's on the same paths. */
 @Timeout(120)
 class LocksInteropTest {
     @RegisterExtension
@@ -214,26 +213,19 @@ class LocksInteropTest {
         assertThat(maxOut.get()).isBetween(1, 3);
     }
 
-    @Test
-    void semaphoreMutexesExcludeAcrossLibraries() throws Exception {
+    /**
+     * Runs each holder {@code times} through a body that counts who is inside, all holders at once, and checks
+     * that every round ran and never two at a time.
+     */
+    private static void assertOneAtATime(List<Guarded> holders, int times) throws Exception {
         AtomicInteger inside = new AtomicInteger();
         AtomicInteger maxInside = new AtomicInteger();
         AtomicInteger rounds = new AtomicInteger();
         List<Callable<Void>> tasks = new ArrayList<>();
-        for (int c = 0; c < 4; c++) {
-            Guarded locked;
-            if (c % 2 == 0) {
-                InterProcessSemaphoreMutex m = new InterProcessSemaphoreMutex(clients.baton(), "/interop/smutex");
-                locked = body -> guarded(m::acquire, m::release, body);
-            } else {
-                CuratorFramework curator = clients.curator();
-                var m = new org.apache.curator.framework.recipes.locks.InterProcessSemaphoreMutex(curator,
-                        "/interop/smutex");
-                locked = body -> guarded(m::acquire, m::release, body);
-            }
+        for (Guarded holder : holders) {
             tasks.add(() -> {
-                for (int i = 0; i < 10; i++) {
-                    locked.run(() -> {
+                for (int i = 0; i < times; i++) {
+                    holder.run(() -> {
                         maxInside.accumulateAndGet(inside.incrementAndGet(), Math::max);
                         Thread.yield();
                         rounds.incrementAndGet();
@@ -244,8 +236,44 @@ class LocksInteropTest {
             });
         }
         runAll(tasks);
-        assertThat(rounds.get()).isEqualTo(40);
+        assertThat(rounds.get()).isEqualTo(holders.size() * times);
         assertThat(maxInside.get()).isEqualTo(1);
+    }
+
+    @Test
+    void mutexesExcludeAcrossLibraries() throws Exception {
+        InterProcessMutex batonLock = new InterProcessMutex(clients.baton(), "/interop/mutex");
+        var curatorLock = new org.apache.curator.framework.recipes.locks.InterProcessMutex(clients.curator(),
+                "/interop/mutex");
+        Guarded viaBaton = body -> guarded(batonLock::acquire, batonLock::release, body);
+        Guarded viaCurator = body -> guarded(curatorLock::acquire, curatorLock::release, body);
+        // Two threads on each lock object: a mutex is held by a thread, not by its object.
+        assertOneAtATime(List.of(viaBaton, viaBaton, viaCurator, viaCurator), 15);
+
+        // Each sees the other's holder in the same queue.
+        batonLock.acquire();
+        assertThat(curatorLock.acquire(200, TimeUnit.MILLISECONDS)).isFalse();
+        assertThat(curatorLock.getParticipantNodes()).containsExactlyElementsOf(batonLock.getParticipantNodes());
+        batonLock.release();
+        assertThat(curatorLock.acquire(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(batonLock.acquire(200, TimeUnit.MILLISECONDS)).isFalse();
+        curatorLock.release();
+    }
+
+    @Test
+    void semaphoreMutexesExcludeAcrossLibraries() throws Exception {
+        List<Guarded> holders = new ArrayList<>();
+        for (int c = 0; c < 4; c++) {
+            if (c % 2 == 0) {
+                InterProcessSemaphoreMutex m = new InterProcessSemaphoreMutex(clients.baton(), "/interop/smutex");
+                holders.add(body -> guarded(m::acquire, m::release, body));
+            } else {
+                var m = new org.apache.curator.framework.recipes.locks.InterProcessSemaphoreMutex(clients.curator(),
+                        "/interop/smutex");
+                holders.add(body -> guarded(m::acquire, m::release, body));
+            }
+        }
+        assertOneAtATime(holders, 10);
 
         InterProcessSemaphoreMutex baton = new InterProcessSemaphoreMutex(clients.baton(), "/interop/smutex2");
         var curator = new org.apache.curator.framework.recipes.locks.InterProcessSemaphoreMutex(clients.curator(),
