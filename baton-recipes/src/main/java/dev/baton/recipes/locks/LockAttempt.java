@@ -57,6 +57,8 @@ final class LockAttempt implements ConnectionStateListener {
     /** The nodes waited for now, and whether the first of them to go makes us a holder. */
     private final Set<String> watched = new HashSet<>();
     private boolean firstDeletionHolds;
+    /** The node to watch as well when one of {@code watched} goes and the queue is listed again, or null. */
+    private String thenWatch;
     /**
      * Every node with a watch of this attempt set (or being set) that has not fired: not set again on a
      * wake-up, and unregistered from {@code waiters} when the attempt ends.
@@ -167,8 +169,12 @@ final class LockAttempt implements ConnectionStateListener {
      * (already on the attempt's thread, so the reply is handled right here), an asynchronous one otherwise.
      */
     private <T> void read(Pathable<T> request, String node, BiConsumer<T, Throwable> then) {
-        CompletableFuture<T> reply = Requests.send(inline, request, node);
-        if (inline) {
+        read(inline, request, node, then);
+    }
+
+    private <T> void read(boolean blocking, Pathable<T> request, String node, BiConsumer<T, Throwable> then) {
+        CompletableFuture<T> reply = Requests.send(blocking, request, node);
+        if (blocking) {
             Throwable error = failure(reply);
             then.accept(error == null ? reply.getNow(null) : null, error);
         } else {
@@ -284,18 +290,20 @@ final class LockAttempt implements ConnectionStateListener {
         watched.clear();
         watched.addAll(decision.watch());
         firstDeletionHolds = decision.firstDeletionHolds();
+        thenWatch = decision.thenWatch();
         for (String name : decision.watch()) {
             String node = BatonPaths.makePath(queue.path, name);
             if (everWatched.add(node)) {
-                setWatch(r, node);
+                setWatch(r, node, inline);
             }
         }
     }
 
-    private void setWatch(long r, String node) {
+    /** Sets a watch on {@code node} with a read: a blocking one if {@code blocking}, else asynchronous. */
+    private void setWatch(long r, String node, boolean blocking) {
         queue.register(node, this);
         // getData, not exists: on a node already gone it sets no watch (one that would never fire).
-        read(client.getData().usingWatcher(queue.nodeWatcher), node, (bytes, error) -> {
+        read(blocking, client.getData().usingWatcher(queue.nodeWatcher), node, (bytes, error) -> {
             if (error != null) {
                 watchFailed(r, node, error);
             }
@@ -324,7 +332,7 @@ final class LockAttempt implements ConnectionStateListener {
         if (deleted) {
             gone(node);
         } else if (everWatched.add(node)) {
-            setWatch(round, node); // its data changed (a revocation request, say): keep waiting for it
+            setWatch(round, node, inline); // its data changed (a revocation request, say): keep waiting for it
         }
     }
 
@@ -336,10 +344,21 @@ final class LockAttempt implements ConnectionStateListener {
         queue.wakeUps.incrementAndGet();
         if (firstDeletionHolds) {
             hold();
-        } else {
-            watched.clear();
-            list(round);
+            return;
         }
+        watched.clear();
+        if (thenWatch != null) {
+            // Sent without waiting, just before the listing: if the listing puts us right behind that node, its
+            // watch is set (or its absence known) with no further round trip. Safe in either order: a watch set
+            // before the listing fires after it if the node goes later, and one that fires (or finds the node
+            // gone) before our decision is ignored, since the listing then no longer shows the node.
+            String next = BatonPaths.makePath(queue.path, thenWatch);
+            thenWatch = null;
+            if (everWatched.add(next)) {
+                setWatch(round, next, false);
+            }
+        }
+        list(round);
     }
 
     @Override
@@ -393,6 +412,7 @@ final class LockAttempt implements ConnectionStateListener {
         queue.unregister(List.copyOf(everWatched), this);
         everWatched.clear();
         watched.clear();
+        thenWatch = null;
     }
 
     /** The attempt ended: with a hold, or without (then its node, if any, goes before the caller hears). */

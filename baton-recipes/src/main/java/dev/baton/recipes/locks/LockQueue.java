@@ -36,6 +36,12 @@ import org.slf4j.LoggerFactory;
  * mutex sends five (it lists again). Drivers use the rule only where it holds for every client on the path,
  * Curator's included (see each driver).
  *
+ * <p>A mutex waiter further back watches the node two ahead instead ({@link Decision#thenWatch()}): when that
+ * node goes, the node just ahead usually holds, and the waiter lists again with a watch read on the node just
+ * ahead sent alongside. The listing finds it second in line, so the hand-over to it waits for no listing: the
+ * listing happens while the one ahead holds, off the hand-over's path. That costs a read more than Curator's
+ * mutex in a long queue (six requests per hand-over against five) and saves a round trip on every hand-over.
+ *
  * <h2>One thread of control</h2>
  * Each acquisition is a small state machine: every event of it (a reply, a watch event, a connection state, the
  * deadline, the caller giving up) becomes a task on the attempt's own {@link SerialExecutor}, so its state is
@@ -96,13 +102,19 @@ final class LockQueue {
      * @param watch the nodes to watch; empty: it holds the lock now
      * @param firstDeletionHolds true if the deletion of any one of them makes it a holder: nothing can come
      *     ahead of it meanwhile (see the class comment), so it holds on the notice without listing again
+     * @param thenWatch a node to watch as well when the deletion of a watched node makes it list again (sent
+     *     alongside that listing, so it is set when the listing says to wait for it); null for none
      */
-    record Decision(List<String> watch, boolean firstDeletionHolds) {
+    record Decision(List<String> watch, boolean firstDeletionHolds, String thenWatch) {
         /** The acquirer holds the lock. */
         static final Decision HOLD = new Decision(List.of(), false);
 
         Decision {
             watch = List.copyOf(watch);
+        }
+
+        Decision(List<String> watch, boolean firstDeletionHolds) {
+            this(watch, firstDeletionHolds, null);
         }
 
         /** Waits for one node to go. */
@@ -125,10 +137,15 @@ final class LockQueue {
     }
 
     /**
-     * A mutex: the first node holds; every other node watches the one just before it, and the second holds as
-     * soon as the first goes (no client, Baton's or Curator's, ever creates a mutex node with an old sequence).
+     * A mutex: the first node holds, and the second holds as soon as the first goes (no client, Baton's or
+     * Curator's, ever creates a mutex node with an old sequence). A node further back watches the node two ahead
+     * of it: that node's deletion usually means the node just ahead now holds, so the listing it prompts finds
+     * this one second in line while there is still a holder to wait for, and the watch on the node just ahead,
+     * sent with that listing, is already set: the hand-over to it needs no listing.
      */
-    static final Driver MUTEX = (sorted, i) -> i == 0 ? Decision.HOLD : Decision.after(sorted.get(i - 1), i == 1);
+    static final Driver MUTEX = (sorted, i) -> i == 0 ? Decision.HOLD
+            : i == 1 ? Decision.after(sorted.get(0), true)
+            : new Decision(List.of(sorted.get(i - 2)), false, sorted.get(i - 1));
 
     final BatonClient client;
     final String path;

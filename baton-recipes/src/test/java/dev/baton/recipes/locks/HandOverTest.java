@@ -4,9 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.baton.BatonClient;
+import dev.baton.BatonEventType;
+import dev.baton.OperationEvent;
 import dev.baton.state.ConnectionState;
 import dev.baton.testing.EmbeddedZooKeeperExtension;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -23,7 +26,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The hand-over rule: a waiter that saw only its predecessor ahead of it holds on that node's deletion notice,
- * without listing again; every other waiter lists again. Shown with request counts, with Curator's mutex on the
+ * without listing again; a waiter further back watches the node two ahead and lists when it goes, so it is second
+ * in line by the time its turn comes. Shown with request counts, in a longer queue, with Curator's mutex on the
  * same path, with a waiter that gives up in the middle of the queue, and across a session expiry.
  */
 @Timeout(120)
@@ -135,7 +139,68 @@ class HandOverTest {
     }
 
     @Test
-    void aWaiterThatGivesUpInTheMiddleMakesTheNextOneLookAgainNotHold() throws Exception {
+    void aWaiterFurtherBackHoldsAfterTheOneAheadOfItWithoutListingOnTheHandOver() throws Exception {
+        String path = "/handover/further-back";
+        List<dev.baton.recipes.locks.InterProcessMutex> four = new ArrayList<>();
+        List<List<OperationEvent>> sent = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            BatonClient client = clients.baton(); // one client each, to tell who sends what
+            List<OperationEvent> events = new CopyOnWriteArrayList<>();
+            client.getOperationListenable().addListener(events::add);
+            sent.add(events);
+            four.add(new dev.baton.recipes.locks.InterProcessMutex(client, path));
+        }
+        four.get(0).acquire();
+        List<CompletableFuture<Hold>> waiting = new ArrayList<>();
+        for (int i = 1; i < 4; i++) {
+            waiting.add(four.get(i).acquireAsync());
+            awaitNodes(four.get(0), i + 1); // queued in this order
+        }
+        Hold held = null;
+        for (int turn = 1; turn < 4; turn++) {
+            String holdersNode = four.get(0).getParticipantNodes().iterator().next();
+            List<OperationEvent> byNext = sent.get(turn);
+            // The next in line has read (and so watches) the holder's node: the first waiter after its listing,
+            // the others just before the listing that the deletion of the node two ahead of them prompted.
+            boolean joinedSecond = turn == 1;
+            await().atMost(WAIT).until(() -> joinedSecond ? read(byNext, holdersNode) != null
+                    : listedAfterReading(byNext, holdersNode));
+            long listingsBefore = listings(byNext);
+            if (held == null) {
+                four.get(0).release();
+            } else {
+                held.release();
+            }
+            held = waiting.get(turn - 1).get(10, TimeUnit.SECONDS);
+            String what = "listings by the new holder " + turn;
+            await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(5))
+                    .untilAsserted(() -> assertThat(listings(byNext)).as(what).isEqualTo(listingsBefore));
+        }
+        held.release();
+        // Woken once each: the second by its predecessor's deletion; the others first by the node two ahead.
+        assertThat(four.get(1).wakeUps()).isEqualTo(1);
+        assertThat(four.get(2).wakeUps()).isEqualTo(2);
+        assertThat(four.get(3).wakeUps()).isEqualTo(2);
+    }
+
+    /** The first read of {@code node} among {@code events}, or null. */
+    private static OperationEvent read(List<OperationEvent> events, String node) {
+        return events.stream().filter(e -> e.type() == BatonEventType.GET_DATA && e.path().equals(node)).findFirst()
+                .orElse(null);
+    }
+
+    private static boolean listedAfterReading(List<OperationEvent> events, String node) {
+        OperationEvent read = read(events, node);
+        return read != null && events.subList(events.indexOf(read), events.size()).stream()
+                .anyMatch(e -> e.type() == BatonEventType.CHILDREN);
+    }
+
+    private static long listings(List<OperationEvent> events) {
+        return events.stream().filter(e -> e.type() == BatonEventType.CHILDREN).count();
+    }
+
+    @Test
+    void aWaiterThatGivesUpInTheMiddleNeitherHurriesNorStrandsTheOneBehindIt() throws Exception {
         var holder = new dev.baton.recipes.locks.InterProcessMutex(clients.baton(), "/handover/gives-up");
         var quitter = new dev.baton.recipes.locks.InterProcessMutex(clients.baton(), "/handover/gives-up");
         var last = new dev.baton.recipes.locks.InterProcessMutex(clients.baton(), "/handover/gives-up");
@@ -146,13 +211,13 @@ class HandOverTest {
         awaitNodes(holder, 3);
 
         assertThat(quitting.get(10, TimeUnit.SECONDS)).as("the timed waiter gave up").isNull();
-        await().atMost(WAIT).until(() -> last.wakeUps() == 1); // it woke, listed, and now watches the holder
-        await().during(Duration.ofMillis(500)).atMost(WAIT).until(() -> !lastWaiting.isDone());
         assertThat(holder.getParticipantNodes()).hasSize(2);
+        await().during(Duration.ofMillis(500)).atMost(WAIT).until(() -> !lastWaiting.isDone());
 
         holder.release();
         lastWaiting.get(10, TimeUnit.SECONDS).release();
-        assertThat(last.wakeUps()).isEqualTo(2);
+        // It watched the holder, two ahead, not the one that gave up: woken once, it listed and found itself first.
+        assertThat(last.wakeUps()).isEqualTo(1);
     }
 
     @Test
