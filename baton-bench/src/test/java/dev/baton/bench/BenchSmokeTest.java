@@ -51,6 +51,7 @@ class BenchSmokeTest {
             "cache-initial-load", 2.0 * CACHE_NODES + 4.0,
             "semaphore", 6.0,
             "latch-failover", 6.0,
+            "selector-rotation", 5.0,
             "discovery-convergence", 1.0 + DiscoveryScenarios.Convergence.CACHES,
             "discovery-caches", 2.0 * CACHE_NODES + 5.0,
             "queue-locked", 5.0);
@@ -60,22 +61,23 @@ class BenchSmokeTest {
      * scenarios (no bare-ZooKeeper row), what the recipe protocol needs: latch-failover = the close's delete, the
      * third in line's listing and its watch on the new leader (who leads on the deletion notice), then the rejoin's
      * create, listing, watch on a node ahead and watch on its own node (Curator sends one read fewer, and its new
-     * leader lists before it leads); selector-rotation = release (delete), requeue (create, getChildren,
-     * predecessor watch) and the next leader's getChildren.
+     * leader lists before it leads); selector-rotation = release (delete), requeue (create, getChildren, watch on
+     * the node two ahead) and the third in line's watch on the new leader and listing (the new leader takes over on
+     * the deletion notice; Curator's lists first, and its requeue watches its predecessor: five).
      */
     private static final Map<String, Double> EXPECTED_REQUESTS_PER_OP = Map.ofEntries(
             Map.entry("sync-create-delete", 2.0),
             Map.entry("async-create", 1.0),
             Map.entry("get-data", 1.0),
             Map.entry("latch-failover", 7.0),
-            Map.entry("selector-rotation", 5.0),
+            Map.entry("selector-rotation", 6.0),
             Map.entry("cache-initial-load", CACHE_NODES + 4.0),
             Map.entry("cache-event-latency", 2.0),
             Map.entry("double-barrier", 8.0 * DoubleBarrierScenario.MEMBERS),
             Map.entry("atomic-increment", 2.0),
             // Locks: an uncontended acquire + release is a create, a listing and a delete (Curator's semaphore:
             // its inner mutex's create, listing and delete around the lease's create and listing, then the
-            // lease's delete); waiting adds a watch and a listing per hand-over.
+            // lease's delete); waiting adds a listing and up to two watch reads per hand-over.
             Map.entry("mutex-uncontended", 3.0),
             Map.entry("mutex-8", 3.0),
             Map.entry("semaphore", 3.0),
@@ -99,12 +101,12 @@ class BenchSmokeTest {
      * as multiples of {@link #EXPECTED_REQUESTS_PER_OP}'s value. double-barrier: Baton's 7 per member and round,
      * plus 2 on a fresh round path and extra reads after wake-ups; Curator's protocol sends more.
      * atomic-increment: a getData and a setData per attempt, more attempts under contention. selector-rotation: a
-     * requeued selector that finds the others still requeueing leads at once, a request less, the more often the
-     * busier the machine.
+     * requeued selector that finds fewer than two ahead of it (the others still requeueing) sends fewer requests,
+     * the more often the busier the machine (5.2 to 5.4 per turn on two cores).
      */
     private static final Map<String, double[]> TIMING_DEPENDENT = Map.of(
             "double-barrier", new double[] {0.9, 2.5},
-            "selector-rotation", new double[] {0.85, 1.1},
+            "selector-rotation", new double[] {0.8, 1.05},
             "atomic-increment", new double[] {1.0, 10.0},
             "mutex-8", new double[] {1.0, 3.0},
             "semaphore", new double[] {1.0, 4.0},
