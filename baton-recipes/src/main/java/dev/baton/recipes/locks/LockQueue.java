@@ -113,6 +113,7 @@ final class LockQueue {
             watch = List.copyOf(watch);
         }
 
+        /** A decision with no node to watch besides {@code watch}. */
         Decision(List<String> watch, boolean firstDeletionHolds) {
             this(watch, firstDeletionHolds, null);
         }
