@@ -6,8 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.baton.Baton;
 import dev.baton.BatonClient;
-import dev.baton.BatonEventType;
-import dev.baton.OperationEvent;
+import dev.baton.recipes.SentRequests;
 import dev.baton.retry.RetryOneTime;
 import dev.baton.testing.EmbeddedZooKeeperExtension;
 import java.time.Duration;
@@ -83,12 +82,7 @@ class LeaderLatchTest {
     @Test
     void inALongerQueueEachNewLeaderLeadsWithoutListing() throws Exception {
         clients.add(newClient()); // one client per latch, to tell who sends what
-        List<List<OperationEvent>> sent = new ArrayList<>();
-        for (BatonClient client : clients) {
-            List<OperationEvent> events = new CopyOnWriteArrayList<>();
-            client.getOperationListenable().addListener(events::add);
-            sent.add(events);
-        }
+        List<SentRequests> sent = clients.stream().map(SentRequests::new).toList();
         List<LeaderLatch> four = new ArrayList<>();
         for (int i = 0; i < 4; i++) {
             LeaderLatch latch = latch(i, "/latch-failovers", "m" + i);
@@ -100,22 +94,17 @@ class LeaderLatchTest {
         for (int turn = 1; turn < 4; turn++) {
             LeaderLatch leader = four.get(turn - 1);
             LeaderLatch next = four.get(turn);
-            List<OperationEvent> byNext = sent.get(turn);
+            SentRequests byNext = sent.get(turn);
             // The next in line has read (and so watches) the leader's node.
-            await().atMost(Duration.ofSeconds(10)).until(() -> byNext.stream().anyMatch(
-                    e -> e.type() == BatonEventType.GET_DATA && e.path().equals(leader.getOurPath())));
-            long listingsBefore = listings(byNext);
+            await().atMost(Duration.ofSeconds(10)).until(() -> byNext.hasRead(leader.getOurPath()));
+            long listingsBefore = byNext.listings();
             leader.close();
             assertThat(next.await(10, TimeUnit.SECONDS)).isTrue();
             String what = "listings by the new leader " + next.getId();
             await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(5))
-                    .untilAsserted(() -> assertThat(listings(byNext)).as(what).isEqualTo(listingsBefore));
+                    .untilAsserted(() -> assertThat(byNext.listings()).as(what).isEqualTo(listingsBefore));
             assertThat(leaders(four)).containsExactly(next);
         }
-    }
-
-    private static long listings(List<OperationEvent> events) {
-        return events.stream().filter(e -> e.type() == BatonEventType.CHILDREN).count();
     }
 
     @Test

@@ -4,8 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.baton.BatonClient;
-import dev.baton.BatonEventType;
-import dev.baton.OperationEvent;
+import dev.baton.recipes.SentRequests;
 import dev.baton.state.ConnectionState;
 import dev.baton.testing.EmbeddedZooKeeperExtension;
 import java.time.Duration;
@@ -142,12 +141,10 @@ class HandOverTest {
     void aWaiterFurtherBackHoldsAfterTheOneAheadOfItWithoutListingOnTheHandOver() throws Exception {
         String path = "/handover/further-back";
         List<dev.baton.recipes.locks.InterProcessMutex> four = new ArrayList<>();
-        List<List<OperationEvent>> sent = new ArrayList<>();
+        List<SentRequests> sent = new ArrayList<>();
         for (int i = 0; i < 4; i++) {
             BatonClient client = clients.baton(); // one client each, to tell who sends what
-            List<OperationEvent> events = new CopyOnWriteArrayList<>();
-            client.getOperationListenable().addListener(events::add);
-            sent.add(events);
+            sent.add(new SentRequests(client));
             four.add(new dev.baton.recipes.locks.InterProcessMutex(client, path));
         }
         four.get(0).acquire();
@@ -159,13 +156,13 @@ class HandOverTest {
         Hold held = null;
         for (int turn = 1; turn < 4; turn++) {
             String holdersNode = four.get(0).getParticipantNodes().iterator().next();
-            List<OperationEvent> byNext = sent.get(turn);
+            SentRequests byNext = sent.get(turn);
             // The next in line has read (and so watches) the holder's node: the first waiter after its listing,
             // the others just before the listing that the deletion of the node two ahead of them prompted.
             boolean joinedSecond = turn == 1;
-            await().atMost(WAIT).until(() -> joinedSecond ? read(byNext, holdersNode) != null
-                    : listedAfterReading(byNext, holdersNode));
-            long listingsBefore = listings(byNext);
+            await().atMost(WAIT).until(() -> joinedSecond ? byNext.hasRead(holdersNode)
+                    : byNext.listedAfterReading(holdersNode));
+            long listingsBefore = byNext.listings();
             if (held == null) {
                 four.get(0).release();
             } else {
@@ -174,29 +171,13 @@ class HandOverTest {
             held = waiting.get(turn - 1).get(10, TimeUnit.SECONDS);
             String what = "listings by the new holder " + turn;
             await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(5))
-                    .untilAsserted(() -> assertThat(listings(byNext)).as(what).isEqualTo(listingsBefore));
+                    .untilAsserted(() -> assertThat(byNext.listings()).as(what).isEqualTo(listingsBefore));
         }
         held.release();
         // Woken once each: the second by its predecessor's deletion; the others first by the node two ahead.
         assertThat(four.get(1).wakeUps()).isEqualTo(1);
         assertThat(four.get(2).wakeUps()).isEqualTo(2);
         assertThat(four.get(3).wakeUps()).isEqualTo(2);
-    }
-
-    /** The first read of {@code node} among {@code events}, or null. */
-    private static OperationEvent read(List<OperationEvent> events, String node) {
-        return events.stream().filter(e -> e.type() == BatonEventType.GET_DATA && e.path().equals(node)).findFirst()
-                .orElse(null);
-    }
-
-    private static boolean listedAfterReading(List<OperationEvent> events, String node) {
-        OperationEvent read = read(events, node);
-        return read != null && events.subList(events.indexOf(read), events.size()).stream()
-                .anyMatch(e -> e.type() == BatonEventType.CHILDREN);
-    }
-
-    private static long listings(List<OperationEvent> events) {
-        return events.stream().filter(e -> e.type() == BatonEventType.CHILDREN).count();
     }
 
     @Test
