@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.baton.Baton;
 import dev.baton.BatonClient;
 import dev.baton.retry.RetryOneTime;
+import dev.baton.retry.RetryPolicy;
 import dev.baton.testing.EmbeddedZooKeeperExtension;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -42,9 +43,29 @@ public final class TestResources implements AfterEachCallback {
      * test.
      */
     public BatonClient client() throws InterruptedException {
+        return client(true, Duration.ofSeconds(5), new RetryOneTime(10));
+    }
+
+    /**
+     * As {@link #client()}, without ensemble tracking: for tests that count the server's watches, which the
+     * tracker's own watch on {@code /zookeeper/config}, set just after connecting, would race.
+     */
+    public BatonClient untrackedClient() throws InterruptedException {
+        return client(false, Duration.ofSeconds(5), new RetryOneTime(10));
+    }
+
+    /**
+     * A started client, connected (10 s session), closed after the test.
+     *
+     * @param ensembleTracker whether it follows the ensemble's configuration
+     * @param connectionTimeout how long its operations wait for a connection
+     * @param retryPolicy how its operations retry
+     */
+    public BatonClient client(boolean ensembleTracker, Duration connectionTimeout, RetryPolicy retryPolicy)
+            throws InterruptedException {
         BatonClient client = open(Baton.builder().connectString(zk.connectString())
-                .sessionTimeout(Duration.ofSeconds(10)).connectionTimeout(Duration.ofSeconds(5))
-                .retryPolicy(new RetryOneTime(10)).build());
+                .sessionTimeout(Duration.ofSeconds(10)).connectionTimeout(connectionTimeout)
+                .retryPolicy(retryPolicy).ensembleTracker(ensembleTracker).build());
         client.start();
         assertThat(client.blockUntilConnected(10, TimeUnit.SECONDS)).isTrue();
         return client;
@@ -59,18 +80,25 @@ public final class TestResources implements AfterEachCallback {
         return curator;
     }
 
-    /** Closes {@code resource} after the test, before everything opened earlier. */
+    /** Closes {@code resource} after the test, before everything opened earlier. Safe from any thread. */
     public <T extends AutoCloseable> T open(T resource) {
-        open.add(resource);
+        synchronized (open) {
+            open.add(resource);
+        }
         return resource;
     }
 
     @Override
     public void afterEach(ExtensionContext context) throws Exception {
+        List<AutoCloseable> opened;
+        synchronized (open) {
+            opened = new ArrayList<>(open);
+            open.clear();
+        }
         Exception failure = null;
-        for (int i = open.size() - 1; i >= 0; i--) {
+        for (int i = opened.size() - 1; i >= 0; i--) {
             try {
-                open.get(i).close();
+                opened.get(i).close();
             } catch (Exception e) {
                 if (failure == null) {
                     failure = e;
@@ -79,7 +107,6 @@ public final class TestResources implements AfterEachCallback {
                 }
             }
         }
-        open.clear();
         if (failure != null) {
             throw failure;
         }

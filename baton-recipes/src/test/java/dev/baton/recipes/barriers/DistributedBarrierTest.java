@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.baton.BatonClient;
+import dev.baton.recipes.TestResources;
 import dev.baton.state.ConnectionState;
 import dev.baton.testing.EmbeddedZooKeeperExtension;
 import java.lang.management.ManagementFactory;
@@ -23,7 +24,6 @@ import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooKeeper;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -34,18 +34,13 @@ class DistributedBarrierTest {
     @RegisterExtension
     static EmbeddedZooKeeperExtension zk = new EmbeddedZooKeeperExtension();
 
-    private Clients clients;
+    @RegisterExtension
+    final TestResources resources = new TestResources(zk);
     private BatonClient client;
 
     @BeforeEach
     void setUp() throws InterruptedException {
-        clients = new Clients(zk);
-        client = clients.newClient();
-    }
-
-    @AfterEach
-    void tearDown() {
-        clients.close();
+        client = resources.untrackedClient();
     }
 
     @Test
@@ -53,7 +48,7 @@ class DistributedBarrierTest {
         DistributedBarrier coordinator = new DistributedBarrier(client, "/barrier/a");
         coordinator.setBarrier();
         coordinator.setBarrier(); // setting it again does nothing
-        BatonClient other = clients.newClient();
+        BatonClient other = resources.untrackedClient();
         DistributedBarrier waiter = new DistributedBarrier(other, "/barrier/a");
         CompletableFuture<Void> blocked = CompletableFuture.runAsync(() -> {
             try {
@@ -115,7 +110,7 @@ class DistributedBarrierTest {
         coordinator.setBarrierAsync().get(10, TimeUnit.SECONDS); // set already: nothing to do
         assertThat(client.checkExists().forPath("/barrier/async/a")).isNotNull();
 
-        BatonClient other = clients.newClient();
+        BatonClient other = resources.untrackedClient();
         DistributedBarrier waiter = new DistributedBarrier(other, "/barrier/async/a");
         List<CompletableFuture<Void>> waits = new ArrayList<>();
         for (int i = 0; i < 20; i++) {
@@ -219,7 +214,7 @@ class DistributedBarrierTest {
 
     @Test
     void asyncFailuresCompleteTheFutureExceptionally() throws Exception {
-        BatonClient closed = clients.newClient();
+        BatonClient closed = resources.untrackedClient();
         DistributedBarrier barrier = new DistributedBarrier(closed, "/barrier/async/closed");
         closed.close();
         for (CompletableFuture<Void> future : List.of(barrier.setBarrierAsync(), barrier.removeBarrierAsync(),

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.baton.BatonClient;
+import dev.baton.recipes.TestResources;
 import dev.baton.retry.RetryOneTime;
 import dev.baton.testing.EmbeddedZooKeeperExtension;
 import java.io.IOException;
@@ -49,19 +50,18 @@ class DistributedDoubleBarrierAsyncTest {
     private static final int HORSES = HorseRace.HORSES;
     private static final long WAIT = 30;
 
-    private Clients clients;
+    @RegisterExtension
+    final TestResources resources = new TestResources(zk);
     private ExecutorService pool;
 
     @BeforeEach
     void setUp() {
-        clients = new Clients(zk);
         pool = Executors.newCachedThreadPool();
     }
 
     @AfterEach
     void tearDown() {
         pool.shutdownNow();
-        clients.close();
     }
 
     /**
@@ -73,7 +73,7 @@ class DistributedDoubleBarrierAsyncTest {
     void horseRaceWithAsyncAndBlockingMembers() throws Exception {
         List<BatonClient> horses = new ArrayList<>();
         for (int i = 0; i < HORSES; i++) {
-            horses.add(clients.newClient());
+            horses.add(resources.untrackedClient());
         }
         HorseRace race = new HorseRace();
         zk.server().resetStatistics();
@@ -108,7 +108,7 @@ class DistributedDoubleBarrierAsyncTest {
 
     @Test
     void aTimedAsyncEnterWithTooFewMembersCompletesFalseAndLeavesNothing() throws Exception {
-        BatonClient client = clients.newClient();
+        BatonClient client = resources.untrackedClient();
         int watchesBefore = zk.server().watchCount();
         DistributedDoubleBarrier barrier = new DistributedDoubleBarrier(client, "/async-lonely", 2);
         long start = System.nanoTime();
@@ -121,7 +121,7 @@ class DistributedDoubleBarrierAsyncTest {
                 .hasMessageContaining("not entered");
 
         // The same instance may try again; with a second (blocking) member both get through.
-        DistributedDoubleBarrier second = new DistributedDoubleBarrier(clients.newClient(), "/async-lonely", 2);
+        DistributedDoubleBarrier second = new DistributedDoubleBarrier(resources.untrackedClient(), "/async-lonely", 2);
         CompletableFuture<Boolean> again = barrier.enterAsync(WAIT, TimeUnit.SECONDS);
         assertThat(second.enter(WAIT, TimeUnit.SECONDS)).isTrue();
         assertThat(again.get(WAIT, TimeUnit.SECONDS)).isTrue();
@@ -133,7 +133,7 @@ class DistributedDoubleBarrierAsyncTest {
 
     @Test
     void givingUpAnAsyncEnterRemovesItsNodeAndWatch() throws Exception {
-        BatonClient client = clients.newClient();
+        BatonClient client = resources.untrackedClient();
         int watchesBefore = zk.server().watchCount();
         DistributedDoubleBarrier barrier = new DistributedDoubleBarrier(client, "/async-cancel", 2);
 
@@ -157,7 +157,7 @@ class DistributedDoubleBarrierAsyncTest {
         await().until(() -> children(client, "/async-cancel").size() == 1);
         again.cancel(false);
         CompletableFuture<Void> entering = barrier.enterAsync();
-        DistributedDoubleBarrier second = new DistributedDoubleBarrier(clients.newClient(), "/async-cancel", 2);
+        DistributedDoubleBarrier second = new DistributedDoubleBarrier(resources.untrackedClient(), "/async-cancel", 2);
         second.enter();
         entering.get(WAIT, TimeUnit.SECONDS);
         assertThat(children(client, "/async-cancel")).hasSize(3).contains(DistributedDoubleBarrier.READY_NODE);
@@ -169,8 +169,8 @@ class DistributedDoubleBarrierAsyncTest {
 
     @Test
     void givingUpAnAsyncLeaveRemovesTheMemberNodeAsATimedLeaveDoes() throws Exception {
-        BatonClient a = clients.newClient();
-        BatonClient b = clients.newClient();
+        BatonClient a = resources.untrackedClient();
+        BatonClient b = resources.untrackedClient();
         int port = zk.server().port();
         DistributedDoubleBarrier first = new DistributedDoubleBarrier(a, "/async-slow-leave", 2);
         DistributedDoubleBarrier second = new DistributedDoubleBarrier(b, "/async-slow-leave", 2);
@@ -211,7 +211,7 @@ class DistributedDoubleBarrierAsyncTest {
     /** A thousand members wait in {@code enterAsync} on one barrier of 1001: no thread each, and all get through. */
     @Test
     void aThousandPendingAsyncEntersHoldNoThread() throws Exception {
-        BatonClient client = clients.newClient();
+        BatonClient client = resources.untrackedClient();
         String path = "/async-many";
         // Warm up: the client's scheduler thread starts with its first timer.
         assertThat(new DistributedDoubleBarrier(client, "/async-warm-up", 2).enterAsync(0, TimeUnit.SECONDS)
@@ -230,7 +230,7 @@ class DistributedDoubleBarrierAsyncTest {
         assertThat(entering).noneMatch(CompletableFuture::isDone);
 
         // The last member, blocking, on a client of its own: everybody gets through, then everybody leaves.
-        DistributedDoubleBarrier last = new DistributedDoubleBarrier(clients.newClient(), path, 1001);
+        DistributedDoubleBarrier last = new DistributedDoubleBarrier(resources.untrackedClient(), path, 1001);
         assertThat(last.enter(WAIT, TimeUnit.SECONDS)).isTrue();
         CompletableFuture.allOf(entering.toArray(CompletableFuture[]::new)).get(WAIT, TimeUnit.SECONDS);
         assertThat(entering).allSatisfy(f -> assertThat(f.join()).isIn(null, true));
@@ -248,8 +248,8 @@ class DistributedDoubleBarrierAsyncTest {
     /** As {@code sessionExpiryDuringEnterFailsThatMemberOnly}, through the futures. */
     @Test
     void sessionExpiryDuringAsyncEnterFailsThatMemberWithSessionExpiredException() throws Exception {
-        BatonClient doomed = clients.newClient();
-        BatonClient a = clients.newClient();
+        BatonClient doomed = resources.untrackedClient();
+        BatonClient a = resources.untrackedClient();
         String path = "/async-expiry";
         CompletableFuture<Boolean> victim = new DistributedDoubleBarrier(doomed, path, 3)
                 .enterAsync(WAIT, TimeUnit.SECONDS);
@@ -270,8 +270,8 @@ class DistributedDoubleBarrierAsyncTest {
      */
     @Test
     void sessionExpiryBeforeAsyncLeaveDoesNotFailIt() throws Exception {
-        BatonClient doomed = clients.newClient();
-        BatonClient b = clients.newClient();
+        BatonClient doomed = resources.untrackedClient();
+        BatonClient b = resources.untrackedClient();
         String path = "/async-leave-expiry";
         DistributedDoubleBarrier first = new DistributedDoubleBarrier(doomed, path, 2);
         DistributedDoubleBarrier second = new DistributedDoubleBarrier(b, path, 2);
@@ -302,8 +302,8 @@ class DistributedDoubleBarrierAsyncTest {
     @RepeatedTest(4)
     void sessionExpiryWhileALeaveWaitsDoesNotFailIt(RepetitionInfo repetition) throws Exception {
         boolean async = repetition.getCurrentRepetition() % 2 == 0;
-        BatonClient doomed = clients.newClient();
-        BatonClient b = clients.newClient();
+        BatonClient doomed = resources.untrackedClient();
+        BatonClient b = resources.untrackedClient();
         String path = "/leave-waits-expiry-" + repetition.getCurrentRepetition();
         DistributedDoubleBarrier first = new DistributedDoubleBarrier(doomed, path, 2);
         DistributedDoubleBarrier second = new DistributedDoubleBarrier(b, path, 2);
@@ -332,7 +332,7 @@ class DistributedDoubleBarrierAsyncTest {
 
     @Test
     void connectionLossDuringAsyncEnterAndLeaveFailsWithConnectionLossException() throws Exception {
-        BatonClient a = clients.newClient(Duration.ofSeconds(1), new RetryOneTime(100));
+        BatonClient a = resources.client(false, Duration.ofSeconds(1), new RetryOneTime(100));
         DistributedDoubleBarrier member = new DistributedDoubleBarrier(a, "/async-cut", 2);
         CompletableFuture<Boolean> entering = member.enterAsync(60, TimeUnit.SECONDS);
         await().until(() -> children(a, "/async-cut").size() == 1);
@@ -345,7 +345,7 @@ class DistributedDoubleBarrierAsyncTest {
         // Its node is removed once the connection is back (same session); the instance may enter again.
         await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThat(children(a, "/async-cut")).isEmpty());
 
-        BatonClient b = clients.newClient();
+        BatonClient b = resources.untrackedClient();
         DistributedDoubleBarrier other = new DistributedDoubleBarrier(b, "/async-cut", 2);
         CompletableFuture<Void> in = member.enterAsync();
         other.enter();
@@ -365,7 +365,7 @@ class DistributedDoubleBarrierAsyncTest {
 
     @Test
     void misuseFailsAsTheBlockingFormsDo() throws Exception {
-        BatonClient client = clients.newClient();
+        BatonClient client = resources.untrackedClient();
         DistributedDoubleBarrier barrier = new DistributedDoubleBarrier(client, "/async-misuse", 2);
         assertThatThrownBy(() -> barrier.enterAsync(-1, TimeUnit.SECONDS)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("-1");
@@ -380,7 +380,7 @@ class DistributedDoubleBarrierAsyncTest {
                 .hasMessageContaining("ENTERING");
         assertThatThrownBy(barrier::enter).isInstanceOf(IllegalStateException.class).hasMessageContaining("ENTERING");
         assertThatThrownBy(barrier::leaveAsync).isInstanceOf(IllegalStateException.class);
-        DistributedDoubleBarrier other = new DistributedDoubleBarrier(clients.newClient(), "/async-misuse", 2);
+        DistributedDoubleBarrier other = new DistributedDoubleBarrier(resources.untrackedClient(), "/async-misuse", 2);
         Future<Boolean> blocking = pool.submit(() -> other.enter(WAIT, TimeUnit.SECONDS));
         entering.get(WAIT, TimeUnit.SECONDS);
         assertThat(blocking.get(WAIT, TimeUnit.SECONDS)).isTrue();
@@ -396,7 +396,7 @@ class DistributedDoubleBarrierAsyncTest {
         assertThat(children(client, "/async-misuse")).isEmpty();
 
         // A closed client: failed futures, and the instance stays usable for a call that can work.
-        BatonClient closed = clients.newClient();
+        BatonClient closed = resources.untrackedClient();
         DistributedDoubleBarrier orphan = new DistributedDoubleBarrier(closed, "/async-misuse-closed", 1);
         closed.close();
         assertThat(failure(orphan.enterAsync())).isInstanceOf(IllegalStateException.class);

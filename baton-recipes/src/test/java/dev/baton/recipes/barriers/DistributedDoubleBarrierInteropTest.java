@@ -33,11 +33,11 @@ class DistributedDoubleBarrierInteropTest {
     @Test
     void mixedMembersEnterAndLeaveTogetherWhoeverComesFirst() throws Exception {
         ExecutorService pool = Executors.newCachedThreadPool();
-        try (Clients clients = new Clients(zk)) {
+        try {
             CuratorFramework c1 = resources.curator();
             CuratorFramework c2 = resources.curator();
-            BatonClient b1 = clients.newClient();
-            BatonClient b2 = clients.newClient();
+            BatonClient b1 = resources.client();
+            BatonClient b2 = resources.client();
             for (int round = 0; round < 4; round++) {
                 String path = "/interop/barrier-" + round;
                 List<Member> members = new ArrayList<>();

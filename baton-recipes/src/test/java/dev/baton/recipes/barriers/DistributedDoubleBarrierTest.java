@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.baton.BatonClient;
+import dev.baton.recipes.TestResources;
 import dev.baton.retry.RetryOneTime;
 import dev.baton.testing.EmbeddedZooKeeperExtension;
 import java.time.Duration;
@@ -31,19 +32,18 @@ class DistributedDoubleBarrierTest {
 
     private static final int HORSES = HorseRace.HORSES;
 
-    private Clients clients;
+    @RegisterExtension
+    final TestResources resources = new TestResources(zk);
     private ExecutorService pool;
 
     @BeforeEach
     void setUp() {
-        clients = new Clients(zk);
         pool = Executors.newCachedThreadPool();
     }
 
     @AfterEach
     void tearDown() {
         pool.shutdownNow();
-        clients.close();
     }
 
     /** The seed program (see {@link HorseRace}), every horse with the blocking forms. */
@@ -51,7 +51,7 @@ class DistributedDoubleBarrierTest {
     void horseRace() throws Exception {
         List<BatonClient> horses = new ArrayList<>();
         for (int i = 0; i < HORSES; i++) {
-            horses.add(clients.newClient());
+            horses.add(resources.untrackedClient());
         }
         HorseRace race = new HorseRace();
         int watchesBefore = zk.server().watchCount();
@@ -88,7 +88,7 @@ class DistributedDoubleBarrierTest {
 
     @Test
     void aTimedEnterWithOneOfTwoMembersReturnsFalseAndLeavesNoMemberNode() throws Exception {
-        BatonClient client = clients.newClient();
+        BatonClient client = resources.untrackedClient();
         int watchesBefore = zk.server().watchCount();
         DistributedDoubleBarrier barrier = new DistributedDoubleBarrier(client, "/lonely", 2);
         long start = System.nanoTime();
@@ -100,7 +100,7 @@ class DistributedDoubleBarrierTest {
                 .hasMessageContaining("not entered");
 
         // The same instance may try again; with a second member both get through.
-        BatonClient other = clients.newClient();
+        BatonClient other = resources.untrackedClient();
         DistributedDoubleBarrier second = new DistributedDoubleBarrier(other, "/lonely", 2);
         Future<Boolean> first = pool.submit(() -> barrier.enter(20, TimeUnit.SECONDS));
         assertThat(second.enter(20, TimeUnit.SECONDS)).isTrue();
@@ -113,8 +113,8 @@ class DistributedDoubleBarrierTest {
 
     @Test
     void aTimedLeaveThatTimesOutRemovesTheMemberNode() throws Exception {
-        BatonClient a = clients.newClient();
-        BatonClient b = clients.newClient();
+        BatonClient a = resources.untrackedClient();
+        BatonClient b = resources.untrackedClient();
         DistributedDoubleBarrier first = new DistributedDoubleBarrier(a, "/slow-leave", 2);
         DistributedDoubleBarrier second = new DistributedDoubleBarrier(b, "/slow-leave", 2);
         Future<Boolean> entered = pool.submit(() -> first.enter(20, TimeUnit.SECONDS));
@@ -129,10 +129,10 @@ class DistributedDoubleBarrierTest {
 
     @Test
     void membersArrivingAfterTheBarrierOpenedGetThroughAtOnce() throws Exception {
-        BatonClient client = clients.newClient();
+        BatonClient client = resources.untrackedClient();
         DistributedDoubleBarrier one = new DistributedDoubleBarrier(client, "/late", 1);
         one.enter();
-        DistributedDoubleBarrier late = new DistributedDoubleBarrier(clients.newClient(), "/late", 3);
+        DistributedDoubleBarrier late = new DistributedDoubleBarrier(resources.untrackedClient(), "/late", 3);
         assertThat(late.enter(0, TimeUnit.SECONDS)).isTrue(); // ready exists
         Future<Boolean> out = pool.submit(() -> one.leave(20, TimeUnit.SECONDS));
         late.leave();
@@ -147,9 +147,9 @@ class DistributedDoubleBarrierTest {
      */
     @Test
     void sessionExpiryDuringEnterFailsThatMemberOnly() throws Exception {
-        BatonClient doomed = clients.newClient();
-        BatonClient a = clients.newClient();
-        BatonClient b = clients.newClient();
+        BatonClient doomed = resources.untrackedClient();
+        BatonClient a = resources.untrackedClient();
+        BatonClient b = resources.untrackedClient();
         DistributedDoubleBarrier victim = new DistributedDoubleBarrier(doomed, "/expiry", 3);
         DistributedDoubleBarrier waiter = new DistributedDoubleBarrier(a, "/expiry", 3);
         Future<Boolean> victimEnter = pool.submit(() -> victim.enter(30, TimeUnit.SECONDS));
@@ -177,8 +177,8 @@ class DistributedDoubleBarrierTest {
 
     @Test
     void leaveAfterAnOutageTheMemberNodeSurvivedDoesNotComplain() throws Exception {
-        BatonClient a = clients.newClient();
-        BatonClient b = clients.newClient();
+        BatonClient a = resources.untrackedClient();
+        BatonClient b = resources.untrackedClient();
         DistributedDoubleBarrier first = new DistributedDoubleBarrier(a, "/outage", 2);
         DistributedDoubleBarrier second = new DistributedDoubleBarrier(b, "/outage", 2);
         Future<Boolean> entered = pool.submit(() -> first.enter(20, TimeUnit.SECONDS));
@@ -197,7 +197,7 @@ class DistributedDoubleBarrierTest {
 
     @Test
     void connectionLossDuringEnterThrowsConnectionLossException() throws Exception {
-        BatonClient a = clients.newClient(Duration.ofSeconds(1), new RetryOneTime(100));
+        BatonClient a = resources.client(false, Duration.ofSeconds(1), new RetryOneTime(100));
         DistributedDoubleBarrier member = new DistributedDoubleBarrier(a, "/cut", 2);
         Future<Boolean> entering = pool.submit(() -> member.enter(60, TimeUnit.SECONDS));
         await().until(() -> children(a, "/cut").size() == 1);
@@ -214,7 +214,7 @@ class DistributedDoubleBarrierTest {
 
     @Test
     void badArgumentsAndMisuseFailClearly() throws Exception {
-        BatonClient client = clients.newClient();
+        BatonClient client = resources.untrackedClient();
         assertThatThrownBy(() -> new DistributedDoubleBarrier(client, "/x", 0))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("memberQty").hasMessageContaining("0");
         assertThatThrownBy(() -> new DistributedDoubleBarrier(client, "/x", -3))

@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.baton.BatonClient;
 import dev.baton.recipes.SentRequests;
+import dev.baton.recipes.TestResources;
 import dev.baton.state.ConnectionState;
 import dev.baton.testing.EmbeddedZooKeeperExtension;
 import java.time.Duration;
@@ -18,7 +19,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.curator.framework.recipes.locks.InterProcessMutex;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -36,12 +36,8 @@ class HandOverTest {
     @RegisterExtension
     static EmbeddedZooKeeperExtension zk = new EmbeddedZooKeeperExtension();
 
-    private final LockClients clients = new LockClients(zk);
-
-    @AfterEach
-    void close() {
-        clients.close();
-    }
+    @RegisterExtension
+    final TestResources resources = new TestResources(zk);
 
     private static void awaitNodes(dev.baton.recipes.locks.InterProcessMutex lock, int count) {
         await().atMost(WAIT).until(() -> lock.getParticipantNodes().size() == count);
@@ -49,8 +45,8 @@ class HandOverTest {
 
     @Test
     void theSecondInLineHoldsOnTheDeletionNoticeWithoutListingAgain() throws Exception {
-        var holder = new dev.baton.recipes.locks.InterProcessMutex(clients.baton(), "/handover/count");
-        var waiter = new dev.baton.recipes.locks.InterProcessMutex(clients.baton(), "/handover/count");
+        var holder = new dev.baton.recipes.locks.InterProcessMutex(resources.client(), "/handover/count");
+        var waiter = new dev.baton.recipes.locks.InterProcessMutex(resources.client(), "/handover/count");
         holder.acquire();
         CompletableFuture<Hold> waiting = waiter.acquireAsync();
         awaitNodes(holder, 2);
@@ -72,7 +68,7 @@ class HandOverTest {
         List<String> order = new CopyOnWriteArrayList<>();
         AtomicInteger inside = new AtomicInteger();
         AtomicInteger overlaps = new AtomicInteger();
-        var first = new dev.baton.recipes.locks.InterProcessMutex(clients.baton(), path);
+        var first = new dev.baton.recipes.locks.InterProcessMutex(resources.client(), path);
         first.acquire();
         List<CompletableFuture<Void>> turns = new CopyOnWriteArrayList<>();
         ExecutorService threads = Executors.newFixedThreadPool(6);
@@ -106,7 +102,7 @@ class HandOverTest {
     }
 
     private Acquirer baton(String path) throws org.apache.zookeeper.KeeperException, InterruptedException {
-        var lock = new dev.baton.recipes.locks.InterProcessMutex(clients.baton(), path);
+        var lock = new dev.baton.recipes.locks.InterProcessMutex(resources.client(), path);
         return body -> {
             try {
                 lock.acquire();
@@ -122,7 +118,7 @@ class HandOverTest {
     }
 
     private Acquirer curator(String path) throws InterruptedException {
-        InterProcessMutex lock = new InterProcessMutex(clients.curator(), path);
+        InterProcessMutex lock = new InterProcessMutex(resources.curator(), path);
         return body -> {
             try {
                 lock.acquire();
@@ -143,7 +139,7 @@ class HandOverTest {
         List<dev.baton.recipes.locks.InterProcessMutex> four = new ArrayList<>();
         List<SentRequests> sent = new ArrayList<>();
         for (int i = 0; i < 4; i++) {
-            BatonClient client = clients.baton(); // one client each, to tell who sends what
+            BatonClient client = resources.client(); // one client each, to tell who sends what
             sent.add(new SentRequests(client));
             four.add(new dev.baton.recipes.locks.InterProcessMutex(client, path));
         }
@@ -182,9 +178,9 @@ class HandOverTest {
 
     @Test
     void aWaiterThatGivesUpInTheMiddleNeitherHurriesNorStrandsTheOneBehindIt() throws Exception {
-        var holder = new dev.baton.recipes.locks.InterProcessMutex(clients.baton(), "/handover/gives-up");
-        var quitter = new dev.baton.recipes.locks.InterProcessMutex(clients.baton(), "/handover/gives-up");
-        var last = new dev.baton.recipes.locks.InterProcessMutex(clients.baton(), "/handover/gives-up");
+        var holder = new dev.baton.recipes.locks.InterProcessMutex(resources.client(), "/handover/gives-up");
+        var quitter = new dev.baton.recipes.locks.InterProcessMutex(resources.client(), "/handover/gives-up");
+        var last = new dev.baton.recipes.locks.InterProcessMutex(resources.client(), "/handover/gives-up");
         holder.acquire();
         CompletableFuture<Hold> quitting = quitter.acquireAsync(2, TimeUnit.SECONDS);
         awaitNodes(holder, 2);
@@ -204,12 +200,12 @@ class HandOverTest {
     @Test
     void aWaiterWhoseSessionExpiredQueuesAgainBehindTheOneThatWasBehindIt() throws Exception {
         String path = "/handover/expiry";
-        var holder = new dev.baton.recipes.locks.InterProcessMutex(clients.baton(), path);
-        BatonClient expiring = clients.baton();
+        var holder = new dev.baton.recipes.locks.InterProcessMutex(resources.client(), path);
+        BatonClient expiring = resources.client();
         List<ConnectionState> states = new CopyOnWriteArrayList<>();
         expiring.getConnectionStateListenable().addListener((c, s) -> states.add(s));
         var second = new dev.baton.recipes.locks.InterProcessMutex(expiring, path);
-        var third = new dev.baton.recipes.locks.InterProcessMutex(clients.baton(), path);
+        var third = new dev.baton.recipes.locks.InterProcessMutex(resources.client(), path);
         holder.acquire();
         List<String> order = new CopyOnWriteArrayList<>();
         CompletableFuture<Hold> secondWaiting = second.acquireAsync();

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.baton.BatonClient;
+import dev.baton.recipes.TestResources;
 import dev.baton.testing.Checkers;
 import dev.baton.testing.EmbeddedZooKeeperExtension;
 import dev.baton.testing.History;
@@ -17,7 +18,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -27,12 +27,8 @@ class InterProcessReadWriteLockTest {
     @RegisterExtension
     static EmbeddedZooKeeperExtension zk = new EmbeddedZooKeeperExtension();
 
-    private final LockClients clients = new LockClients(zk);
-
-    @AfterEach
-    void close() {
-        clients.close();
-    }
+    @RegisterExtension
+    final TestResources resources = new TestResources(zk);
 
     private static boolean tryIn(InterProcessMutex lock, long ms) throws Exception {
         return CompletableFuture.supplyAsync(() -> {
@@ -50,8 +46,8 @@ class InterProcessReadWriteLockTest {
 
     @Test
     void readersShareWritersExclude() throws Exception {
-        InterProcessReadWriteLock one = new InterProcessReadWriteLock(clients.baton(), "/rw/rules");
-        InterProcessReadWriteLock two = new InterProcessReadWriteLock(clients.baton(), "/rw/rules");
+        InterProcessReadWriteLock one = new InterProcessReadWriteLock(resources.client(), "/rw/rules");
+        InterProcessReadWriteLock two = new InterProcessReadWriteLock(resources.client(), "/rw/rules");
         one.readLock().acquire();
         assertThat(tryIn(two.readLock(), 5_000)).as("a second reader").isTrue();
         assertThat(tryIn(two.writeLock(), 200)).as("a writer while a reader holds").isFalse();
@@ -75,7 +71,7 @@ class InterProcessReadWriteLockTest {
         try {
             List<Future<?>> workers = new ArrayList<>();
             for (int c = 0; c < 8; c++) {
-                InterProcessReadWriteLock rw = new InterProcessReadWriteLock(clients.baton(), "/rw/eight");
+                InterProcessReadWriteLock rw = new InterProcessReadWriteLock(resources.client(), "/rw/eight");
                 int client = c;
                 workers.add(pool.submit(() -> {
                     for (int i = 0; i < 15; i++) {
@@ -115,8 +111,8 @@ class InterProcessReadWriteLockTest {
 
     @Test
     void aWriterMayTakeTheReadLockAndDowngrade() throws Exception {
-        InterProcessReadWriteLock rw = new InterProcessReadWriteLock(clients.baton(), "/rw/downgrade");
-        InterProcessReadWriteLock other = new InterProcessReadWriteLock(clients.baton(), "/rw/downgrade");
+        InterProcessReadWriteLock rw = new InterProcessReadWriteLock(resources.client(), "/rw/downgrade");
+        InterProcessReadWriteLock other = new InterProcessReadWriteLock(resources.client(), "/rw/downgrade");
         rw.writeLock().acquire();
         assertThat(rw.readLock().acquire(5, TimeUnit.SECONDS)).isTrue();
         rw.writeLock().release();
@@ -129,8 +125,8 @@ class InterProcessReadWriteLockTest {
 
     @Test
     void aWriterQueuedBehindADowngradeWaitsForTheDowngradedReader() throws Exception {
-        InterProcessReadWriteLock rw = new InterProcessReadWriteLock(clients.baton(), "/rw/downgrade-queued");
-        InterProcessReadWriteLock other = new InterProcessReadWriteLock(clients.baton(), "/rw/downgrade-queued");
+        InterProcessReadWriteLock rw = new InterProcessReadWriteLock(resources.client(), "/rw/downgrade-queued");
+        InterProcessReadWriteLock other = new InterProcessReadWriteLock(resources.client(), "/rw/downgrade-queued");
         rw.writeLock().acquire();
         CompletableFuture<Hold> writer = other.writeLock().acquireAsync();
         await().atMost(Duration.ofSeconds(10)).until(() -> rw.writeLock().getParticipantNodes().size() == 2);
@@ -154,7 +150,7 @@ class InterProcessReadWriteLockTest {
         try {
             List<Future<?>> workers = new ArrayList<>();
             for (int c = 0; c < 6; c++) {
-                InterProcessReadWriteLock rw = new InterProcessReadWriteLock(clients.baton(), "/rw/downgrades");
+                InterProcessReadWriteLock rw = new InterProcessReadWriteLock(resources.client(), "/rw/downgrades");
                 History.Recorder me = history.recorder("c" + c);
                 int client = c;
                 workers.add(pool.submit(() -> {
@@ -202,10 +198,10 @@ class InterProcessReadWriteLockTest {
 
     @Test
     void readersDoNotWakeOnReadersButWakeTogetherWhenTheWriterGoes() throws Exception {
-        InterProcessReadWriteLock r1 = new InterProcessReadWriteLock(clients.baton(), "/rw/wake");
-        InterProcessReadWriteLock r2 = new InterProcessReadWriteLock(clients.baton(), "/rw/wake");
-        InterProcessReadWriteLock w = new InterProcessReadWriteLock(clients.baton(), "/rw/wake");
-        InterProcessReadWriteLock late = new InterProcessReadWriteLock(clients.baton(), "/rw/wake");
+        InterProcessReadWriteLock r1 = new InterProcessReadWriteLock(resources.client(), "/rw/wake");
+        InterProcessReadWriteLock r2 = new InterProcessReadWriteLock(resources.client(), "/rw/wake");
+        InterProcessReadWriteLock w = new InterProcessReadWriteLock(resources.client(), "/rw/wake");
+        InterProcessReadWriteLock late = new InterProcessReadWriteLock(resources.client(), "/rw/wake");
         Hold h1 = r1.readLock().acquireAsync().get(10, TimeUnit.SECONDS);
         Hold h2 = r2.readLock().acquireAsync().get(10, TimeUnit.SECONDS);
         CompletableFuture<Hold> writer = w.writeLock().acquireAsync();
@@ -233,9 +229,9 @@ class InterProcessReadWriteLockTest {
 
     @Test
     void timedAcquireThatTimesOutLeavesNoNodeAndBadArguments() throws Exception {
-        BatonClient client = clients.baton();
+        BatonClient client = resources.client();
         InterProcessReadWriteLock rw = new InterProcessReadWriteLock(client, "/rw/timed");
-        InterProcessReadWriteLock other = new InterProcessReadWriteLock(clients.baton(), "/rw/timed");
+        InterProcessReadWriteLock other = new InterProcessReadWriteLock(resources.client(), "/rw/timed");
         rw.writeLock().acquire();
         assertThat(tryIn(other.readLock(), 200)).isFalse();
         assertThat(other.readLock().getParticipantNodes()).isEmpty();

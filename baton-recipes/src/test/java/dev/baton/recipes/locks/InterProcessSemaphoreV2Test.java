@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.baton.BatonClient;
+import dev.baton.recipes.TestResources;
 import dev.baton.testing.EmbeddedZooKeeperExtension;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -19,7 +20,6 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -29,12 +29,8 @@ class InterProcessSemaphoreV2Test {
     @RegisterExtension
     static EmbeddedZooKeeperExtension zk = new EmbeddedZooKeeperExtension();
 
-    private final LockClients clients = new LockClients(zk);
-
-    @AfterEach
-    void close() {
-        clients.close();
-    }
+    @RegisterExtension
+    final TestResources resources = new TestResources(zk);
 
     @Test
     void eightClientsNeverHoldMoreThanMaxLeasesWithSingleAndMultiLeaseAcquires() throws Exception {
@@ -45,7 +41,7 @@ class InterProcessSemaphoreV2Test {
         try {
             List<Future<?>> workers = new ArrayList<>();
             for (int c = 0; c < 8; c++) {
-                InterProcessSemaphoreV2 semaphore = new InterProcessSemaphoreV2(clients.baton(), "/sem/eight", 3);
+                InterProcessSemaphoreV2 semaphore = new InterProcessSemaphoreV2(resources.client(), "/sem/eight", 3);
                 int qty = c < 2 ? 2 : 1; // two clients take two leases at a time
                 boolean async = c % 2 == 1;
                 workers.add(pool.submit(() -> {
@@ -85,7 +81,7 @@ class InterProcessSemaphoreV2Test {
         try {
             List<Future<Integer>> workers = new ArrayList<>();
             for (int c = 0; c < 4; c++) {
-                InterProcessSemaphoreV2 semaphore = new InterProcessSemaphoreV2(clients.baton(), "/sem/all", 2);
+                InterProcessSemaphoreV2 semaphore = new InterProcessSemaphoreV2(resources.client(), "/sem/all", 2);
                 int qty = c < 3 ? 2 : 1; // three ask for both leases, one for a single lease
                 workers.add(pool.submit(() -> {
                     int granted = 0;
@@ -110,13 +106,13 @@ class InterProcessSemaphoreV2Test {
             pool.shutdownNow();
         }
         assertThat(maxOut.get()).isBetween(1, 2);
-        assertThat(new InterProcessSemaphoreV2(clients.baton(), "/sem/all", 2).getParticipantNodes()).isEmpty();
+        assertThat(new InterProcessSemaphoreV2(resources.client(), "/sem/all", 2).getParticipantNodes()).isEmpty();
     }
 
     @Test
     void aHolderFurtherAheadThanThePredecessorHandsItsLeaseOn() throws Exception {
-        InterProcessSemaphoreV2 a = new InterProcessSemaphoreV2(clients.baton(), "/sem/window", 2);
-        InterProcessSemaphoreV2 b = new InterProcessSemaphoreV2(clients.baton(), "/sem/window", 2);
+        InterProcessSemaphoreV2 a = new InterProcessSemaphoreV2(resources.client(), "/sem/window", 2);
+        InterProcessSemaphoreV2 b = new InterProcessSemaphoreV2(resources.client(), "/sem/window", 2);
         Lease first = a.acquire();
         Lease second = b.acquire();
         CompletableFuture<Lease> third = a.acquireAsync();
@@ -136,8 +132,8 @@ class InterProcessSemaphoreV2Test {
 
     @Test
     void timedAcquireReturnsNullAndLeavesNoNode() throws Exception {
-        InterProcessSemaphoreV2 holder = new InterProcessSemaphoreV2(clients.baton(), "/sem/timed", 2);
-        InterProcessSemaphoreV2 waiter = new InterProcessSemaphoreV2(clients.baton(), "/sem/timed", 2);
+        InterProcessSemaphoreV2 holder = new InterProcessSemaphoreV2(resources.client(), "/sem/timed", 2);
+        InterProcessSemaphoreV2 waiter = new InterProcessSemaphoreV2(resources.client(), "/sem/timed", 2);
         Collection<Lease> held = holder.acquire(2);
         assertThat(waiter.acquire(200, TimeUnit.MILLISECONDS)).isNull();
         assertThat(waiter.acquireAsync(100, TimeUnit.MILLISECONDS).get(10, TimeUnit.SECONDS)).isNull();
@@ -158,9 +154,9 @@ class InterProcessSemaphoreV2Test {
 
     @Test
     void leaseHolderIsToldWhenItsSessionExpires() throws Exception {
-        BatonClient holderClient = clients.baton();
+        BatonClient holderClient = resources.client();
         InterProcessSemaphoreV2 holder = new InterProcessSemaphoreV2(holderClient, "/sem/lost", 1);
-        InterProcessSemaphoreV2 other = new InterProcessSemaphoreV2(clients.baton(), "/sem/lost", 1);
+        InterProcessSemaphoreV2 other = new InterProcessSemaphoreV2(resources.client(), "/sem/lost", 1);
         List<HoldState> states = new CopyOnWriteArrayList<>();
         holder.getHoldListenable().addListener((hold, state) -> states.add(state));
         Lease lease = holder.acquire();
@@ -184,7 +180,7 @@ class InterProcessSemaphoreV2Test {
 
     @Test
     void thousandAsyncWaitersHoldNoThreads() throws Exception {
-        InterProcessSemaphoreV2 semaphore = new InterProcessSemaphoreV2(clients.baton(), "/sem/async", 2);
+        InterProcessSemaphoreV2 semaphore = new InterProcessSemaphoreV2(resources.client(), "/sem/async", 2);
         Collection<Lease> held = semaphore.acquire(2);
         Set<Thread> before = Thread.getAllStackTraces().keySet();
         List<CompletableFuture<Lease>> waiters = new ArrayList<>();
@@ -215,7 +211,7 @@ class InterProcessSemaphoreV2Test {
 
     @Test
     void badArguments() throws Exception {
-        BatonClient client = clients.baton();
+        BatonClient client = resources.client();
         assertThatThrownBy(() -> new InterProcessSemaphoreV2(client, "/sem/args", 0))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("maxLeases");
         assertThatThrownBy(() -> new InterProcessSemaphoreV2(client, "/sem/args", -3))

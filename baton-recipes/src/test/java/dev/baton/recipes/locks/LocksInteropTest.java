@@ -3,6 +3,7 @@ package dev.baton.recipes.locks;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.baton.recipes.TestResources;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,7 +15,6 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -26,12 +26,8 @@ class LocksInteropTest {
     @RegisterExtension
     static EmbeddedZooKeeperExtension zk = new EmbeddedZooKeeperExtension();
 
-    private final LockClients clients = new LockClients(zk);
-
-    @AfterEach
-    void close() {
-        clients.close();
-    }
+    @RegisterExtension
+    final TestResources resources = new TestResources(zk);
 
     /** Runs a body while holding something. */
     private interface Guarded {
@@ -65,11 +61,11 @@ class LocksInteropTest {
             Guarded read;
             Guarded write;
             if (baton) {
-                InterProcessReadWriteLock rw = new InterProcessReadWriteLock(clients.baton(), "/interop/rw");
+                InterProcessReadWriteLock rw = new InterProcessReadWriteLock(resources.client(), "/interop/rw");
                 read = body -> guarded(rw.readLock()::acquire, rw.readLock()::release, body);
                 write = body -> guarded(rw.writeLock()::acquire, rw.writeLock()::release, body);
             } else {
-                var rw = new org.apache.curator.framework.recipes.locks.InterProcessReadWriteLock(clients.curator(),
+                var rw = new org.apache.curator.framework.recipes.locks.InterProcessReadWriteLock(resources.curator(),
                         "/interop/rw");
                 read = body -> guarded(rw.readLock()::acquire, rw.readLock()::release, body);
                 write = body -> guarded(rw.writeLock()::acquire, rw.writeLock()::release, body);
@@ -102,8 +98,8 @@ class LocksInteropTest {
         assertThat(violations.get()).isZero();
 
         // each sees the other's writer
-        InterProcessReadWriteLock batonRw = new InterProcessReadWriteLock(clients.baton(), "/interop/rw2");
-        var curatorRw = new org.apache.curator.framework.recipes.locks.InterProcessReadWriteLock(clients.curator(),
+        InterProcessReadWriteLock batonRw = new InterProcessReadWriteLock(resources.client(), "/interop/rw2");
+        var curatorRw = new org.apache.curator.framework.recipes.locks.InterProcessReadWriteLock(resources.curator(),
                 "/interop/rw2");
         batonRw.writeLock().acquire();
         assertThat(curatorRw.readLock().acquire(200, TimeUnit.MILLISECONDS)).isFalse();
@@ -117,8 +113,8 @@ class LocksInteropTest {
 
     @Test
     void aCuratorWriterQueuedBehindABatonDowngradeWaitsForTheReader() throws Exception {
-        InterProcessReadWriteLock baton = new InterProcessReadWriteLock(clients.baton(), "/interop/downgrade");
-        var curator = new org.apache.curator.framework.recipes.locks.InterProcessReadWriteLock(clients.curator(),
+        InterProcessReadWriteLock baton = new InterProcessReadWriteLock(resources.client(), "/interop/downgrade");
+        var curator = new org.apache.curator.framework.recipes.locks.InterProcessReadWriteLock(resources.curator(),
                 "/interop/downgrade");
         baton.writeLock().acquire();
         AtomicBoolean readerHolds = new AtomicBoolean(true);
@@ -145,9 +141,9 @@ class LocksInteropTest {
 
     @Test
     void aBatonWriterQueuedBehindACuratorDowngradeWaitsForTheReader() throws Exception {
-        var curator = new org.apache.curator.framework.recipes.locks.InterProcessReadWriteLock(clients.curator(),
+        var curator = new org.apache.curator.framework.recipes.locks.InterProcessReadWriteLock(resources.curator(),
                 "/interop/downgrade2");
-        InterProcessReadWriteLock baton = new InterProcessReadWriteLock(clients.baton(), "/interop/downgrade2");
+        InterProcessReadWriteLock baton = new InterProcessReadWriteLock(resources.client(), "/interop/downgrade2");
         curator.writeLock().acquire();
         CompletableFuture<Hold> writer = baton.writeLock().acquireAsync();
         await().atMost(Duration.ofSeconds(10)).until(() -> baton.writeLock().getParticipantNodes().size() == 2);
@@ -180,14 +176,14 @@ class LocksInteropTest {
         for (int c = 0; c < 8; c++) {
             Guarded lease;
             if (c % 2 == 0) {
-                InterProcessSemaphoreV2 s = new InterProcessSemaphoreV2(clients.baton(), "/interop/sem", 3);
+                InterProcessSemaphoreV2 s = new InterProcessSemaphoreV2(resources.client(), "/interop/sem", 3);
                 lease = body -> {
                     try (Lease l = s.acquire()) {
                         body.run();
                     }
                 };
             } else {
-                var s = new org.apache.curator.framework.recipes.locks.InterProcessSemaphoreV2(clients.curator(),
+                var s = new org.apache.curator.framework.recipes.locks.InterProcessSemaphoreV2(resources.curator(),
                         "/interop/sem", 3);
                 lease = body -> {
                     var l = s.acquire();
@@ -242,8 +238,8 @@ class LocksInteropTest {
 
     @Test
     void mutexesExcludeAcrossLibraries() throws Exception {
-        InterProcessMutex batonLock = new InterProcessMutex(clients.baton(), "/interop/mutex");
-        var curatorLock = new org.apache.curator.framework.recipes.locks.InterProcessMutex(clients.curator(),
+        InterProcessMutex batonLock = new InterProcessMutex(resources.client(), "/interop/mutex");
+        var curatorLock = new org.apache.curator.framework.recipes.locks.InterProcessMutex(resources.curator(),
                 "/interop/mutex");
         Guarded viaBaton = body -> guarded(batonLock::acquire, batonLock::release, body);
         Guarded viaCurator = body -> guarded(curatorLock::acquire, curatorLock::release, body);
@@ -265,18 +261,18 @@ class LocksInteropTest {
         List<Guarded> holders = new ArrayList<>();
         for (int c = 0; c < 4; c++) {
             if (c % 2 == 0) {
-                InterProcessSemaphoreMutex m = new InterProcessSemaphoreMutex(clients.baton(), "/interop/smutex");
+                InterProcessSemaphoreMutex m = new InterProcessSemaphoreMutex(resources.client(), "/interop/smutex");
                 holders.add(body -> guarded(m::acquire, m::release, body));
             } else {
-                var m = new org.apache.curator.framework.recipes.locks.InterProcessSemaphoreMutex(clients.curator(),
+                var m = new org.apache.curator.framework.recipes.locks.InterProcessSemaphoreMutex(resources.curator(),
                         "/interop/smutex");
                 holders.add(body -> guarded(m::acquire, m::release, body));
             }
         }
         assertOneAtATime(holders, 10);
 
-        InterProcessSemaphoreMutex baton = new InterProcessSemaphoreMutex(clients.baton(), "/interop/smutex2");
-        var curator = new org.apache.curator.framework.recipes.locks.InterProcessSemaphoreMutex(clients.curator(),
+        InterProcessSemaphoreMutex baton = new InterProcessSemaphoreMutex(resources.client(), "/interop/smutex2");
+        var curator = new org.apache.curator.framework.recipes.locks.InterProcessSemaphoreMutex(resources.curator(),
                 "/interop/smutex2");
         baton.acquire();
         assertThat(curator.acquire(200, TimeUnit.MILLISECONDS)).isFalse();

@@ -5,11 +5,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.baton.BatonClient;
+import dev.baton.recipes.TestResources;
 import dev.baton.testing.EmbeddedZooKeeperExtension;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -20,12 +20,8 @@ class MultiLockAsyncTest {
     @RegisterExtension
     static EmbeddedZooKeeperExtension zk = new EmbeddedZooKeeperExtension();
 
-    private final LockClients clients = new LockClients(zk);
-
-    @AfterEach
-    void close() {
-        clients.close();
-    }
+    @RegisterExtension
+    final TestResources resources = new TestResources(zk);
 
     private static int nodes(BatonClient client, String path) throws Exception {
         return client.checkExists().forPath(path) == null ? 0 : client.getChildren().forPath(path).size();
@@ -33,14 +29,14 @@ class MultiLockAsyncTest {
 
     @Test
     void acquiresEveryLockAndReleasesThemAsOne() throws Exception {
-        BatonClient client = clients.baton();
+        BatonClient client = resources.client();
         InterProcessMultiLock both = new InterProcessMultiLock(client, List.of("/multi/a", "/multi/b"));
         Hold hold = both.acquireAsync().get(10, TimeUnit.SECONDS);
         assertThat(hold.isHeld()).isTrue();
         assertThat(hold.state()).isEqualTo(HoldState.HELD);
         assertThat(hold.nodePath()).startsWith("/multi/a/");
         assertThat(both.isAcquiredInThisProcess()).isTrue();
-        InterProcessMutex b = new InterProcessMutex(clients.baton(), "/multi/b");
+        InterProcessMutex b = new InterProcessMutex(resources.client(), "/multi/b");
         assertThat(b.acquire(100, TimeUnit.MILLISECONDS)).isFalse();
         CompletableFuture.runAsync(hold::release).get(10, TimeUnit.SECONDS); // any thread
         assertThat(nodes(client, "/multi/a") + nodes(client, "/multi/b")).isZero();
@@ -50,8 +46,8 @@ class MultiLockAsyncTest {
 
     @Test
     void waitsForABusyLockWithoutAThreadAndTimesOutLeavingNothing() throws Exception {
-        BatonClient client = clients.baton();
-        InterProcessMutex blocker = new InterProcessMutex(clients.baton(), "/multi/busy/b");
+        BatonClient client = resources.client();
+        InterProcessMutex blocker = new InterProcessMutex(resources.client(), "/multi/busy/b");
         blocker.acquire();
         InterProcessMultiLock both = new InterProcessMultiLock(client,
                 List.of("/multi/busy/a", "/multi/busy/b"));
@@ -69,8 +65,8 @@ class MultiLockAsyncTest {
 
     @Test
     void cancellingGivesUpAndReleasesWhatWasTaken() throws Exception {
-        BatonClient client = clients.baton();
-        InterProcessMutex blocker = new InterProcessMutex(clients.baton(), "/multi/cancel/b");
+        BatonClient client = resources.client();
+        InterProcessMutex blocker = new InterProcessMutex(resources.client(), "/multi/cancel/b");
         blocker.acquire();
         InterProcessMultiLock both = new InterProcessMultiLock(client,
                 List.of("/multi/cancel/a", "/multi/cancel/b"));
@@ -86,8 +82,8 @@ class MultiLockAsyncTest {
     @Test
     void locksThatCannotWaitAsynchronouslyAreRefusedAtTheCall() throws Exception {
         InterProcessMultiLock mixed = new InterProcessMultiLock(List.of(
-                new InterProcessMutex(clients.baton(), "/multi/mixed/a"),
-                new InterProcessSemaphoreMutex(clients.baton(), "/multi/mixed/b")));
+                new InterProcessMutex(resources.client(), "/multi/mixed/a"),
+                new InterProcessSemaphoreMutex(resources.client(), "/multi/mixed/b")));
         assertThatThrownBy(mixed::acquireAsync).isInstanceOf(UnsupportedOperationException.class)
                 .hasMessageContaining("locks[1]").hasMessageContaining("InterProcessSemaphoreMutex");
         assertThatThrownBy(() -> mixed.acquireAsync(-1, TimeUnit.SECONDS))

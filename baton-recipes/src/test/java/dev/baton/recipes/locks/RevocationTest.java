@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.baton.BatonClient;
+import dev.baton.recipes.TestResources;
 import dev.baton.testing.EmbeddedZooKeeperExtension;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -25,20 +26,20 @@ class RevocationTest {
     @RegisterExtension
     static EmbeddedZooKeeperExtension zk = new EmbeddedZooKeeperExtension();
 
-    private final LockClients clients = new LockClients(zk);
+    @RegisterExtension
+    final TestResources resources = new TestResources(zk);
     private final ExecutorService pool = Executors.newCachedThreadPool();
 
     @AfterEach
     void close() {
         pool.shutdownNow();
-        clients.close();
     }
 
     @Test
     void aBatonRevokerReachesABatonHolderWhichReleases() throws Exception {
-        BatonClient client = clients.baton();
-        BatonClient otherClient = clients.baton();
-        BatonClient revoker = clients.baton();
+        BatonClient client = resources.untrackedClient();
+        BatonClient otherClient = resources.untrackedClient();
+        BatonClient revoker = resources.untrackedClient();
         InterProcessMutex lock = new InterProcessMutex(client, "/revoke/mutex");
         CountDownLatch asked = new CountDownLatch(1);
         List<InterProcessMutex> told = new CopyOnWriteArrayList<>();
@@ -74,15 +75,15 @@ class RevocationTest {
 
     @Test
     void aRequestMadeWhileWaitingIsToldOnceTheLockIsGranted() throws Exception {
-        InterProcessMutex first = new InterProcessMutex(clients.baton(), "/revoke/waiting");
+        InterProcessMutex first = new InterProcessMutex(resources.client(), "/revoke/waiting");
         first.acquire();
-        InterProcessMutex second = new InterProcessMutex(clients.baton(), "/revoke/waiting");
+        InterProcessMutex second = new InterProcessMutex(resources.client(), "/revoke/waiting");
         List<InterProcessMutex> told = new CopyOnWriteArrayList<>();
         second.makeRevocable(told::add);
         CompletableFuture<Hold> waiting = second.acquireAsync();
         await().until(() -> second.getParticipantNodes().size() == 2);
         String secondNode = List.copyOf(second.getParticipantNodes()).get(1);
-        Revoker.attemptRevokeAsync(clients.baton(), secondNode).get(10, TimeUnit.SECONDS);
+        Revoker.attemptRevokeAsync(resources.client(), secondNode).get(10, TimeUnit.SECONDS);
         assertThat(told).isEmpty(); // not holding yet
         first.release();
         Hold hold = waiting.get(10, TimeUnit.SECONDS);
@@ -92,28 +93,28 @@ class RevocationTest {
 
     @Test
     void theReadWriteLocksHalvesAreRevocable() throws Exception {
-        InterProcessReadWriteLock rw = new InterProcessReadWriteLock(clients.baton(), "/revoke/rw");
+        InterProcessReadWriteLock rw = new InterProcessReadWriteLock(resources.client(), "/revoke/rw");
         List<String> told = new CopyOnWriteArrayList<>();
         rw.writeLock().makeRevocable(l -> told.add("write"), pool);
         rw.readLock().makeRevocable(l -> told.add("read"), pool);
         Hold write = rw.writeLock().acquireAsync().get(10, TimeUnit.SECONDS);
-        Revoker.attemptRevoke(clients.baton(), write.nodePath());
+        Revoker.attemptRevoke(resources.client(), write.nodePath());
         await().until(() -> told.equals(List.of("write")));
         write.release();
         Hold read = rw.readLock().acquireAsync().get(10, TimeUnit.SECONDS);
-        Revoker.attemptRevoke(clients.baton(), read.nodePath());
+        Revoker.attemptRevoke(resources.client(), read.nodePath());
         await().until(() -> told.equals(List.of("write", "read")));
         read.release();
     }
 
     @Test
     void aSemaphoreLeaseCanBeRevoked() throws Exception {
-        InterProcessSemaphoreV2 semaphore = new InterProcessSemaphoreV2(clients.baton(), "/revoke/semaphore", 1);
+        InterProcessSemaphoreV2 semaphore = new InterProcessSemaphoreV2(resources.client(), "/revoke/semaphore", 1);
         semaphore.makeRevocable(Lease::close); // gives the lease back when asked
         Lease lease = semaphore.acquire();
-        InterProcessSemaphoreV2 other = new InterProcessSemaphoreV2(clients.baton(), "/revoke/semaphore", 1);
+        InterProcessSemaphoreV2 other = new InterProcessSemaphoreV2(resources.client(), "/revoke/semaphore", 1);
         assertThat(other.acquire(100, TimeUnit.MILLISECONDS)).isNull();
-        Revoker.attemptRevoke(clients.baton(), lease.getNodePath());
+        Revoker.attemptRevoke(resources.client(), lease.getNodePath());
         Lease next = other.acquire(10, TimeUnit.SECONDS);
         assertThat(next).isNotNull();
         assertThat(lease.isHeld()).isFalse();
@@ -122,8 +123,8 @@ class RevocationTest {
 
     @Test
     void aCuratorRevokerReachesABatonHolder() throws Exception {
-        CuratorFramework curator = clients.curator();
-        InterProcessMutex lock = new InterProcessMutex(clients.baton(), "/revoke/from-curator");
+        CuratorFramework curator = resources.curator();
+        InterProcessMutex lock = new InterProcessMutex(resources.client(), "/revoke/from-curator");
         List<InterProcessMutex> told = new CopyOnWriteArrayList<>();
         lock.makeRevocable(told::add);
         Hold hold = lock.acquireAsync().get(10, TimeUnit.SECONDS);
@@ -134,7 +135,7 @@ class RevocationTest {
 
     @Test
     void aBatonRevokerReachesACuratorHolder() throws Exception {
-        CuratorFramework curator = clients.curator();
+        CuratorFramework curator = resources.curator();
         var theirs = new org.apache.curator.framework.recipes.locks.InterProcessMutex(curator, "/revoke/to-curator");
         CountDownLatch asked = new CountDownLatch(1);
         theirs.makeRevocable(forLock -> asked.countDown());
@@ -150,9 +151,9 @@ class RevocationTest {
                 throw new IllegalStateException(e);
             }
         }, pool);
-        InterProcessMutex ours = new InterProcessMutex(clients.baton(), "/revoke/to-curator");
+        InterProcessMutex ours = new InterProcessMutex(resources.client(), "/revoke/to-curator");
         await().until(() -> ours.getParticipantNodes().size() == 1);
-        Revoker.attemptRevoke(clients.baton(), ours.getParticipantNodes().iterator().next());
+        Revoker.attemptRevoke(resources.client(), ours.getParticipantNodes().iterator().next());
         assertThat(ours.acquire(10, TimeUnit.SECONDS)).isTrue();
         holder.get(10, TimeUnit.SECONDS);
         ours.release();
@@ -160,7 +161,7 @@ class RevocationTest {
 
     @Test
     void revokingAGoneNodeDoesNothingAndBadArgumentsFail() throws Exception {
-        BatonClient client = clients.baton();
+        BatonClient client = resources.client();
         Revoker.attemptRevoke(client, "/revoke/nothing/here");
         assertThat(client.checkExists().forPath("/revoke/nothing/here")).isNull();
         assertThatThrownBy(() -> Revoker.attemptRevoke(null, "/x")).isInstanceOf(NullPointerException.class)

@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.baton.BatonClient;
+import dev.baton.recipes.TestResources;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -23,16 +23,12 @@ class SemaphoreCuratorPresenceTest {
     @RegisterExtension
     static EmbeddedZooKeeperExtension zk = new EmbeddedZooKeeperExtension();
 
-    private final LockClients clients = new LockClients(zk);
-
-    @AfterEach
-    void close() {
-        clients.close();
-    }
+    @RegisterExtension
+    final TestResources resources = new TestResources(zk);
 
     @Test
     void curatorClientArrivingAfterACachedLookIsStillSeen() throws Exception {
-        BatonClient baton = clients.baton();
+        BatonClient baton = resources.client();
         InterProcessSemaphoreV2 semaphore = new InterProcessSemaphoreV2(baton, "/presence/sem", 1);
         Lease first = semaphore.acquire();
         // A waiter looks at <path>/locks (no Curator client: the answer is remembered).
@@ -40,7 +36,7 @@ class SemaphoreCuratorPresenceTest {
         await().atMost(Duration.ofSeconds(10)).until(() -> semaphore.getParticipantNodes().size() == 2);
 
         var curatorSemaphore = new org.apache.curator.framework.recipes.locks.InterProcessSemaphoreV2(
-                clients.curator(), "/presence/sem", 1);
+                resources.curator(), "/presence/sem", 1);
         CompletableFuture<org.apache.curator.framework.recipes.locks.Lease> curatorLease =
                 CompletableFuture.supplyAsync(() -> {
                     try {

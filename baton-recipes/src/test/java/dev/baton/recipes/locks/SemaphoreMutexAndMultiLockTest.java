@@ -5,13 +5,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.baton.BatonClient;
+import dev.baton.recipes.TestResources;
 import dev.baton.testing.EmbeddedZooKeeperExtension;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -21,17 +21,13 @@ class SemaphoreMutexAndMultiLockTest {
     @RegisterExtension
     static EmbeddedZooKeeperExtension zk = new EmbeddedZooKeeperExtension();
 
-    private final LockClients clients = new LockClients(zk);
-
-    @AfterEach
-    void close() {
-        clients.close();
-    }
+    @RegisterExtension
+    final TestResources resources = new TestResources(zk);
 
     @Test
     void semaphoreMutexIsNotReentrantAndAnyThreadMayReleaseIt() throws Exception {
-        InterProcessSemaphoreMutex lock = new InterProcessSemaphoreMutex(clients.baton(), "/smutex/basic");
-        InterProcessSemaphoreMutex other = new InterProcessSemaphoreMutex(clients.baton(), "/smutex/basic");
+        InterProcessSemaphoreMutex lock = new InterProcessSemaphoreMutex(resources.client(), "/smutex/basic");
+        InterProcessSemaphoreMutex other = new InterProcessSemaphoreMutex(resources.client(), "/smutex/basic");
         lock.acquire();
         assertThat(lock.isAcquiredInThisProcess()).isTrue();
         assertThat(lock.fencingToken()).isPresent();
@@ -49,9 +45,9 @@ class SemaphoreMutexAndMultiLockTest {
 
     @Test
     void semaphoreMutexHolderIsToldWhenItsSessionExpires() throws Exception {
-        BatonClient holderClient = clients.baton();
+        BatonClient holderClient = resources.client();
         InterProcessSemaphoreMutex holder = new InterProcessSemaphoreMutex(holderClient, "/smutex/lost");
-        InterProcessSemaphoreMutex other = new InterProcessSemaphoreMutex(clients.baton(), "/smutex/lost");
+        InterProcessSemaphoreMutex other = new InterProcessSemaphoreMutex(resources.client(), "/smutex/lost");
         List<HoldState> states = new CopyOnWriteArrayList<>();
         holder.getHoldListenable().addListener((hold, state) -> states.add(state));
         holder.acquire();
@@ -68,10 +64,10 @@ class SemaphoreMutexAndMultiLockTest {
 
     @Test
     void multiLockIsAllOrNothingWithinOneDeadline() throws Exception {
-        BatonClient client = clients.baton();
+        BatonClient client = resources.client();
         InterProcessMultiLock both = new InterProcessMultiLock(client, List.of("/multi/a", "/multi/b"));
-        InterProcessMutex elsewhere = new InterProcessMutex(clients.baton(), "/multi/b");
-        InterProcessMutex probeA = new InterProcessMutex(clients.baton(), "/multi/a");
+        InterProcessMutex elsewhere = new InterProcessMutex(resources.client(), "/multi/b");
+        InterProcessMutex probeA = new InterProcessMutex(resources.client(), "/multi/a");
         Hold heldElsewhere = elsewhere.acquireAsync().get(10, TimeUnit.SECONDS);
 
         long start = System.nanoTime();
@@ -99,7 +95,7 @@ class SemaphoreMutexAndMultiLockTest {
 
     @Test
     void multiLockOfOtherLocksAndBadArguments() throws Exception {
-        BatonClient client = clients.baton();
+        BatonClient client = resources.client();
         InterProcessSemaphoreMutex first = new InterProcessSemaphoreMutex(client, "/multi/x");
         InterProcessMutex second = new InterProcessMutex(client, "/multi/y");
         InterProcessMultiLock both = new InterProcessMultiLock(List.of(first, second));
