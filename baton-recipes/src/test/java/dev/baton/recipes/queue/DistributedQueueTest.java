@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.baton.BatonClient;
+import dev.baton.recipes.TestResources;
 import dev.baton.testing.EmbeddedZooKeeperExtension;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -19,7 +20,6 @@ import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Watcher;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -30,18 +30,13 @@ class DistributedQueueTest {
     @RegisterExtension
     static EmbeddedZooKeeperExtension zk = new EmbeddedZooKeeperExtension();
 
-    private Queues queues;
+    @RegisterExtension
+    final TestResources resources = new TestResources(zk);
     private BatonClient client;
 
     @BeforeEach
     void setUp() throws InterruptedException {
-        queues = new Queues(zk);
-        client = queues.client();
-    }
-
-    @AfterEach
-    void tearDown() throws Exception {
-        queues.close();
+        client = resources.untrackedClient();
     }
 
     private static List<String> items(int n) {
@@ -51,7 +46,7 @@ class DistributedQueueTest {
     @Test
     void oneConsumerGetsEveryItemInOrder() throws Exception {
         Queues.Recording consumer = new Queues.Recording();
-        DistributedQueue<String> queue = queues.closeLater(
+        DistributedQueue<String> queue = resources.open(
                 QueueBuilder.builder(client, consumer, STRINGS, "/q/fifo").buildQueue());
         queue.start();
         for (String item : items(100)) {
@@ -78,7 +73,7 @@ class DistributedQueueTest {
                 super.consumeMessage(message);
             }
         };
-        DistributedQueue<String> queue = queues.closeLater(QueueBuilder.builder(client, consumer, STRINGS,
+        DistributedQueue<String> queue = resources.open(QueueBuilder.builder(client, consumer, STRINGS,
                 "/q/locked").lockPath("/q/locks").putInBackground(false).buildQueue());
         queue.start();
         queue.put("a");
@@ -93,7 +88,7 @@ class DistributedQueueTest {
     void aFailedItemIsRequeuedOrDeletedAsTheErrorModeSays() throws Exception {
         Queues.Recording consumer = new Queues.Recording();
         consumer.failOn = "boom";
-        DistributedQueue<String> queue = queues.closeLater(QueueBuilder.builder(client, consumer, STRINGS,
+        DistributedQueue<String> queue = resources.open(QueueBuilder.builder(client, consumer, STRINGS,
                 "/q/errors").lockPath("/q/errors-locks").buildQueue());
         queue.start();
         queue.put("boom");
@@ -113,13 +108,13 @@ class DistributedQueueTest {
     @Test
     void putMultiDeliversTheItemsOneByOneFromOneNode() throws Exception {
         Queues.Recording consumer = new Queues.Recording();
-        DistributedQueue<String> producer = queues.closeLater(
+        DistributedQueue<String> producer = resources.open(
                 QueueBuilder.builder(client, null, STRINGS, "/q/multi").putInBackground(false).buildQueue());
         producer.start();
         List<String> batch = new ArrayList<>(List.of("x", "y", "z"));
         producer.putMulti(() -> batch.isEmpty() ? null : batch.remove(0));
         assertThat(itemNodes("/q/multi")).hasSize(1);
-        DistributedQueue<String> queue = queues.closeLater(
+        DistributedQueue<String> queue = resources.open(
                 QueueBuilder.builder(client, consumer, STRINGS, "/q/multi").buildQueue());
         queue.start();
         await().until(() -> consumer.consumed.size() == 3);
@@ -128,7 +123,7 @@ class DistributedQueueTest {
 
     @Test
     void aBoundedQueueMakesPutsWaitAndATimedPutReturnsFalse() throws Exception {
-        DistributedQueue<String> queue = queues.closeLater(
+        DistributedQueue<String> queue = resources.open(
                 QueueBuilder.builder(client, null, STRINGS, "/q/bounded").maxItems(2).buildQueue());
         queue.start();
         queue.put("1");
@@ -143,7 +138,7 @@ class DistributedQueueTest {
         ExecutorService putter = Executors.newSingleThreadExecutor();
         try {
             var waiting = putter.submit(() -> queue.put("3", 20, TimeUnit.SECONDS));
-            DistributedQueue<String> taker = queues.closeLater(
+            DistributedQueue<String> taker = resources.open(
                     QueueBuilder.builder(client, consumer, STRINGS, "/q/bounded").buildQueue());
             taker.start();
             assertThat(waiting.get(20, TimeUnit.SECONDS)).isTrue();
@@ -156,7 +151,7 @@ class DistributedQueueTest {
 
     @Test
     void putListenersAndAsyncPutsReportCompletion() throws Exception {
-        DistributedQueue<String> queue = queues.closeLater(
+        DistributedQueue<String> queue = resources.open(
                 QueueBuilder.builder(client, null, STRINGS, "/q/listen").buildQueue());
         List<String> done = new CopyOnWriteArrayList<>();
         queue.getPutListenerContainer().addListener(new QueuePutListener<>() {
@@ -182,7 +177,7 @@ class DistributedQueueTest {
 
     @Test
     void aPutWhoseReplyIsLostIsNeitherDoubledNorLost() throws Exception {
-        DistributedQueue<String> queue = queues.closeLater(
+        DistributedQueue<String> queue = resources.open(
                 QueueBuilder.builder(client, null, STRINGS, "/q/cut").putInBackground(false).buildQueue());
         queue.start();
         queue.put("before");
@@ -220,7 +215,7 @@ class DistributedQueueTest {
                 .isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> builder.buildPriorityQueue(-1)).isInstanceOf(IllegalArgumentException.class);
 
-        DistributedQueue<String> queue = queues.closeLater(builder.buildQueue());
+        DistributedQueue<String> queue = resources.open(builder.buildQueue());
         assertThatThrownBy(() -> queue.put("early")).isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("start()");
         queue.start();

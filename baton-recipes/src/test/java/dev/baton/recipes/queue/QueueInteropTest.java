@@ -15,7 +15,6 @@ import java.util.stream.IntStream;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.recipes.queue.QueueBuilder;
 import org.apache.curator.framework.state.ConnectionState;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -42,20 +41,13 @@ class QueueInteropTest {
                 }
             };
 
-    private Queues queues;
     private BatonClient baton;
     private CuratorFramework curator;
 
     @BeforeEach
     void setUp() throws Exception {
-        queues = new Queues(zk);
-        baton = queues.client();
+        baton = resources.untrackedClient();
         curator = resources.curator();
-    }
-
-    @AfterEach
-    void tearDown() throws Exception {
-        queues.close();
     }
 
     /** Curator's consumer, recording. */
@@ -94,7 +86,7 @@ class QueueInteropTest {
         });
         assertThat(theirProducer.flushPuts(10, TimeUnit.SECONDS)).isTrue();
         Queues.Recording ours = new Queues.Recording();
-        DistributedQueue<String> ourQueue = queues.closeLater(dev.baton.recipes.queue.QueueBuilder
+        DistributedQueue<String> ourQueue = resources.open(dev.baton.recipes.queue.QueueBuilder
                 .builder(baton, ours, STRINGS, "/iq/plain").lockPath("/iq/plain-locks").buildQueue());
         ourQueue.start();
         await().until(() -> ours.consumed.size() == 22);
@@ -104,7 +96,7 @@ class QueueInteropTest {
         ourQueue.close();
         theirProducer.close();
 
-        DistributedQueue<String> ourProducer = queues.closeLater(dev.baton.recipes.queue.QueueBuilder
+        DistributedQueue<String> ourProducer = resources.open(dev.baton.recipes.queue.QueueBuilder
                 .builder(baton, null, STRINGS, "/iq/plain").buildQueue());
         ourProducer.start();
         for (String item : items("b", 20)) {
@@ -127,7 +119,7 @@ class QueueInteropTest {
     void mixedConsumersWithALockPathShareTheItems() throws Exception {
         Queues.Recording ours = new Queues.Recording();
         Theirs theirs = new Theirs();
-        DistributedQueue<String> ourQueue = queues.closeLater(dev.baton.recipes.queue.QueueBuilder
+        DistributedQueue<String> ourQueue = resources.open(dev.baton.recipes.queue.QueueBuilder
                 .builder(baton, ours, STRINGS, "/iq/mixed").lockPath("/iq/mixed-locks").buildQueue());
         var theirQueue = QueueBuilder.builder(curator, theirs, CURATOR_STRINGS, "/iq/mixed")
                 .lockPath("/iq/mixed-locks").buildQueue();
@@ -156,7 +148,7 @@ class QueueInteropTest {
         theirProducer.put("c3", "one");
         assertThat(theirProducer.flushPuts(10, TimeUnit.SECONDS)).isTrue();
         Queues.Recording ours = new Queues.Recording();
-        DistributedIdQueue<String> ourQueue = queues.closeLater(dev.baton.recipes.queue.QueueBuilder
+        DistributedIdQueue<String> ourQueue = resources.open(dev.baton.recipes.queue.QueueBuilder
                 .builder(baton, null, STRINGS, "/iq/id").buildIdQueue());
         ourQueue.start();
         assertThat(ourQueue.remove("one")).isEqualTo(2); // removes Curator's items by their id
@@ -180,7 +172,7 @@ class QueueInteropTest {
         again.put("c4", "five");
         again.flushPuts(10, TimeUnit.SECONDS);
         again.close();
-        DistributedIdQueue<String> consumer = queues.closeLater(dev.baton.recipes.queue.QueueBuilder
+        DistributedIdQueue<String> consumer = resources.open(dev.baton.recipes.queue.QueueBuilder
                 .builder(baton, ours, STRINGS, "/iq/id").buildIdQueue());
         consumer.start();
         await().until(() -> ours.consumed.size() == 1);
@@ -194,7 +186,7 @@ class QueueInteropTest {
         theirProducer.put("c-low", 50);
         theirProducer.put("c-neg", -3);
         assertThat(theirProducer.flushPuts(10, TimeUnit.SECONDS)).isTrue();
-        DistributedPriorityQueue<String> ourProducer = queues.closeLater(dev.baton.recipes.queue.QueueBuilder
+        DistributedPriorityQueue<String> ourProducer = resources.open(dev.baton.recipes.queue.QueueBuilder
                 .builder(baton, null, STRINGS, "/iq/prio").putInBackground(false).buildPriorityQueue(0));
         ourProducer.start();
         ourProducer.put("b-mid", 7);
@@ -202,7 +194,7 @@ class QueueInteropTest {
         theirProducer.close();
 
         Queues.Recording ours = new Queues.Recording();
-        DistributedPriorityQueue<String> ourQueue = queues.closeLater(dev.baton.recipes.queue.QueueBuilder
+        DistributedPriorityQueue<String> ourQueue = resources.open(dev.baton.recipes.queue.QueueBuilder
                 .builder(baton, ours, STRINGS, "/iq/prio").buildPriorityQueue(0));
         ourQueue.start();
         await().until(() -> ours.consumed.size() == 4);
@@ -232,7 +224,7 @@ class QueueInteropTest {
         assertThat(theirProducer.flushPuts(10, TimeUnit.SECONDS)).isTrue();
         theirProducer.close();
         Queues.Recording ours = new Queues.Recording();
-        DistributedDelayQueue<String> ourQueue = queues.closeLater(dev.baton.recipes.queue.QueueBuilder
+        DistributedDelayQueue<String> ourQueue = resources.open(dev.baton.recipes.queue.QueueBuilder
                 .builder(baton, ours, STRINGS, "/iq/delay").buildDelayQueue());
         ourQueue.start();
         await().until(() -> ours.consumed.size() == 2);
@@ -240,7 +232,7 @@ class QueueInteropTest {
         assertThat(System.currentTimeMillis()).isGreaterThanOrEqualTo(now + 800);
         ourQueue.close();
 
-        DistributedDelayQueue<String> ourProducer = queues.closeLater(dev.baton.recipes.queue.QueueBuilder
+        DistributedDelayQueue<String> ourProducer = resources.open(dev.baton.recipes.queue.QueueBuilder
                 .builder(baton, null, STRINGS, "/iq/delay").putInBackground(false).buildDelayQueue());
         ourProducer.start();
         long then = System.currentTimeMillis();

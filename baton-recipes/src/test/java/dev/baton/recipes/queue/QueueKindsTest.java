@@ -6,13 +6,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.baton.BatonClient;
+import dev.baton.recipes.TestResources;
 import dev.baton.testing.EmbeddedZooKeeperExtension;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -24,18 +24,13 @@ class QueueKindsTest {
     @RegisterExtension
     static EmbeddedZooKeeperExtension zk = new EmbeddedZooKeeperExtension();
 
-    private Queues queues;
+    @RegisterExtension
+    final TestResources resources = new TestResources(zk);
     private BatonClient client;
 
     @BeforeEach
     void setUp() throws InterruptedException {
-        queues = new Queues(zk);
-        client = queues.client();
-    }
-
-    @AfterEach
-    void tearDown() throws Exception {
-        queues.close();
+        client = resources.untrackedClient();
     }
 
     @Test
@@ -52,7 +47,7 @@ class QueueKindsTest {
 
     @Test
     void idQueueDeliversInOrderAndRemovesById() throws Exception {
-        DistributedIdQueue<String> producer = queues.closeLater(
+        DistributedIdQueue<String> producer = resources.open(
                 QueueBuilder.builder(client, null, STRINGS, "/q/ids").putInBackground(false).buildIdQueue());
         producer.start();
         producer.put("first", "a");
@@ -69,7 +64,7 @@ class QueueKindsTest {
         producer.put("fifth", "e");
 
         Queues.Recording consumer = new Queues.Recording();
-        DistributedIdQueue<String> queue = queues.closeLater(QueueBuilder.builder(client, consumer, STRINGS,
+        DistributedIdQueue<String> queue = resources.open(QueueBuilder.builder(client, consumer, STRINGS,
                 "/q/ids").lockPath("/q/ids-locks").buildIdQueue());
         queue.start();
         await().until(() -> consumer.consumed.size() == 2);
@@ -78,7 +73,7 @@ class QueueKindsTest {
 
     @Test
     void priorityQueueDeliversLowerPrioritiesFirst() throws Exception {
-        DistributedPriorityQueue<String> producer = queues.closeLater(QueueBuilder.builder(client, null, STRINGS,
+        DistributedPriorityQueue<String> producer = resources.open(QueueBuilder.builder(client, null, STRINGS,
                 "/q/prio").putInBackground(false).buildPriorityQueue(0));
         producer.start();
         producer.put("p10-a", 10);
@@ -89,7 +84,7 @@ class QueueKindsTest {
         producer.putMulti(multi("m1", "m2"), 3);
 
         Queues.Recording consumer = new Queues.Recording();
-        DistributedPriorityQueue<String> queue = queues.closeLater(
+        DistributedPriorityQueue<String> queue = resources.open(
                 QueueBuilder.builder(client, consumer, STRINGS, "/q/prio").buildPriorityQueue(0));
         queue.start();
         await().until(() -> consumer.consumed.size() == 7);
@@ -113,7 +108,7 @@ class QueueKindsTest {
                 }
             }
         };
-        DistributedPriorityQueue<String> queue = queues.closeLater(QueueBuilder.builder(client, consumer, STRINGS,
+        DistributedPriorityQueue<String> queue = resources.open(QueueBuilder.builder(client, consumer, STRINGS,
                 "/q/urgent").putInBackground(false).buildPriorityQueue(1));
         queue.start();
         for (int i = 0; i < 5; i++) {
@@ -136,7 +131,7 @@ class QueueKindsTest {
                 super.consumeMessage(message);
             }
         };
-        DistributedDelayQueue<String> queue = queues.closeLater(QueueBuilder.builder(client, consumer, STRINGS,
+        DistributedDelayQueue<String> queue = resources.open(QueueBuilder.builder(client, consumer, STRINGS,
                 "/q/delay").putInBackground(false).buildDelayQueue());
         queue.start();
         long now = System.currentTimeMillis();

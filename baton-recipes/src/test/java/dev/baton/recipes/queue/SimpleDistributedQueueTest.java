@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.baton.BatonClient;
+import dev.baton.recipes.TestResources;
 import dev.baton.testing.EmbeddedZooKeeperExtension;
 import java.util.ArrayList;
 import java.util.List;
@@ -13,7 +14,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Watcher;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -24,18 +24,13 @@ class SimpleDistributedQueueTest {
     @RegisterExtension
     static EmbeddedZooKeeperExtension zk = new EmbeddedZooKeeperExtension();
 
-    private Queues queues;
+    @RegisterExtension
+    final TestResources resources = new TestResources(zk);
     private BatonClient client;
 
     @BeforeEach
     void setUp() throws InterruptedException {
-        queues = new Queues(zk);
-        client = queues.client();
-    }
-
-    @AfterEach
-    void tearDown() throws Exception {
-        queues.close();
+        client = resources.untrackedClient();
     }
 
     @Test
@@ -71,7 +66,7 @@ class SimpleDistributedQueueTest {
         assertThat(queue.poll(300, TimeUnit.MILLISECONDS)).isNull();
         assertThat(System.nanoTime() - start).isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(250));
 
-        SimpleDistributedQueue other = new SimpleDistributedQueue(queues.client(), "/sq/timed");
+        SimpleDistributedQueue other = new SimpleDistributedQueue(resources.untrackedClient(), "/sq/timed");
         CompletableFuture<byte[]> waiting = CompletableFuture.supplyAsync(() -> {
             try {
                 return queue.poll(20, TimeUnit.SECONDS);
@@ -94,7 +89,7 @@ class SimpleDistributedQueueTest {
             takes.add(queue.takeAsync());
         }
         assertThat(takes).noneMatch(CompletableFuture::isDone);
-        SimpleDistributedQueue producer = new SimpleDistributedQueue(queues.client(), "/sq/async");
+        SimpleDistributedQueue producer = new SimpleDistributedQueue(resources.untrackedClient(), "/sq/async");
         for (int i = 0; i < 20; i++) {
             producer.offer(b("item-" + i));
         }
@@ -113,7 +108,7 @@ class SimpleDistributedQueueTest {
         assertThat(s(queue.take())).isEqualTo("x");
         CompletableFuture<byte[]> waiting = queue.takeAsync();
         client.delete().forPath("/sq/reaped"); // what the container reaper does to an empty container
-        new SimpleDistributedQueue(queues.client(), "/sq/reaped").offer(b("y"));
+        new SimpleDistributedQueue(resources.untrackedClient(), "/sq/reaped").offer(b("y"));
         assertThat(s(waiting.get(20, TimeUnit.SECONDS))).isEqualTo("y");
     }
 
