@@ -57,8 +57,10 @@ final class LockAttempt implements ConnectionStateListener {
     /** The nodes waited for now, and whether the first of them to go makes us a holder. */
     private final Set<String> watched = new HashSet<>();
     private boolean firstDeletionHolds;
-    /** The node to watch as well when one of {@code watched} goes and the queue is listed again, or null. */
+    /** The node to watch next when one of {@code watched} goes, or null. */
     private String thenWatch;
+    /** Whether {@code thenWatch} is the only other node ahead: once it is gone too, we hold (no listing). */
+    private boolean thenHolds;
     /**
      * Every node with a watch of this attempt set (or being set) that has not fired: not set again on a
      * wake-up, and unregistered from {@code waiters} when the attempt ends.
@@ -291,6 +293,7 @@ final class LockAttempt implements ConnectionStateListener {
         watched.addAll(decision.watch());
         firstDeletionHolds = decision.firstDeletionHolds();
         thenWatch = decision.thenWatch();
+        thenHolds = decision.thenHolds();
         for (String name : decision.watch()) {
             String node = BatonPaths.makePath(queue.path, name);
             if (everWatched.add(node)) {
@@ -330,33 +333,49 @@ final class LockAttempt implements ConnectionStateListener {
             return;
         }
         if (deleted) {
+            queue.wakeUps.incrementAndGet();
             gone(node);
         } else if (everWatched.add(node)) {
             setWatch(round, node, inline); // its data changed (a revocation request, say): keep waiting for it
         }
     }
 
-    /** A node we wait for is gone: we hold if the decision said so, otherwise we look again. */
+    /**
+     * A node we wait for is gone (its deletion notice, or a watch read that found it missing): we hold if the
+     * decision said so, wait for the one node left ahead if it said that, and otherwise look again.
+     */
     private void gone(String node) {
         if (ourPath == null || !watched.remove(BatonPaths.nodeName(node))) {
             return;
         }
-        queue.wakeUps.incrementAndGet();
         if (firstDeletionHolds) {
             hold();
             return;
         }
         watched.clear();
-        if (thenWatch != null) {
-            // Sent without waiting, just before the listing: if the listing puts us right behind that node, its
-            // watch is set (or its absence known) with no further round trip. Safe in either order: a watch set
-            // before the listing fires after it if the node goes later, and one that fires (or finds the node
-            // gone) before our decision is ignored, since the listing then no longer shows the node.
-            String next = BatonPaths.makePath(queue.path, thenWatch);
-            thenWatch = null;
+        String then = thenWatch;
+        thenWatch = null;
+        if (then == null) {
+            list(round);
+            return;
+        }
+        String next = BatonPaths.makePath(queue.path, then);
+        if (thenHolds) {
+            // Every other node our listing showed ahead is gone, and none can have queued ahead since: we hold as
+            // soon as this one is gone too.
+            watched.add(then);
+            firstDeletionHolds = true;
             if (everWatched.add(next)) {
-                setWatch(round, next, false);
+                setWatch(round, next, inline);
             }
+            return;
+        }
+        // Sent without waiting, just before the listing: if the listing puts us right behind that node, its watch
+        // is set (or its absence known) with no further round trip. Safe in either order: a watch set before the
+        // listing fires after it if the node goes later, and one that fires (or finds the node gone) before our
+        // decision is ignored, since the listing then no longer shows the node.
+        if (everWatched.add(next)) {
+            setWatch(round, next, false);
         }
         list(round);
     }
@@ -413,6 +432,7 @@ final class LockAttempt implements ConnectionStateListener {
         everWatched.clear();
         watched.clear();
         thenWatch = null;
+        thenHolds = false;
     }
 
     /** The attempt ended: with a hold, or without (then its node, if any, goes before the caller hears). */

@@ -40,7 +40,9 @@ import org.slf4j.LoggerFactory;
  * node goes, the node just ahead usually holds, and the waiter lists again with a watch read on the node just
  * ahead sent alongside. The listing finds it second in line, so the hand-over to it waits for no listing: the
  * listing happens while the one ahead holds, off the hand-over's path. That costs a read more than Curator's
- * mutex in a long queue (six requests per hand-over against five) and saves a round trip on every hand-over.
+ * mutex in a long queue (six requests per hand-over against five) and saves a round trip on every hand-over. The
+ * third in line lists nothing when the first goes ({@link Decision#thenHolds()}): only the second can still be
+ * ahead of it then, so it reads the second's node, setting its watch, and holds once that node is gone.
  *
  * <h2>One thread of control</h2>
  * Each acquisition is a small state machine: every event of it (a reply, a watch event, a connection state, the
@@ -102,20 +104,26 @@ final class LockQueue {
      * @param watch the nodes to watch; empty: it holds the lock now
      * @param firstDeletionHolds true if the deletion of any one of them makes it a holder: nothing can come
      *     ahead of it meanwhile (see the class comment), so it holds on the notice without listing again
-     * @param thenWatch a node to watch as well when the deletion of a watched node makes it list again (sent
-     *     alongside that listing, so it is set when the listing says to wait for it); null for none
+     * @param thenWatch a node to watch next when a watched node goes; null for none. Unless {@code thenHolds},
+     *     the acquirer lists the queue again then, and the watch read is sent alongside that listing, so it is set
+     *     when the listing says to wait for this node
+     * @param thenHolds true if {@code thenWatch} is the only other node the listing showed ahead: when a watched
+     *     node goes, the acquirer lists nothing and holds as soon as {@code thenWatch} is gone too
      */
-    record Decision(List<String> watch, boolean firstDeletionHolds, String thenWatch) {
+    record Decision(List<String> watch, boolean firstDeletionHolds, String thenWatch, boolean thenHolds) {
         /** The acquirer holds the lock. */
         static final Decision HOLD = new Decision(List.of(), false);
 
         Decision {
             watch = List.copyOf(watch);
+            if (thenHolds && thenWatch == null) {
+                throw new IllegalArgumentException("thenHolds needs a thenWatch node");
+            }
         }
 
         /** A decision with no node to watch besides {@code watch}. */
         Decision(List<String> watch, boolean firstDeletionHolds) {
-            this(watch, firstDeletionHolds, null);
+            this(watch, firstDeletionHolds, null, false);
         }
 
         /** Waits for one node to go. */
@@ -142,11 +150,13 @@ final class LockQueue {
      * Curator's, ever creates a mutex node with an old sequence). A node further back watches the node two ahead
      * of it: that node's deletion usually means the node just ahead now holds, so the listing it prompts finds
      * this one second in line while there is still a holder to wait for, and the watch on the node just ahead,
-     * sent with that listing, is already set: the hand-over to it needs no listing.
+     * sent with that listing, is already set: the hand-over to it needs no listing. The third in line needs no
+     * listing at all: when the first goes, only the second can still be ahead of it, so it watches the second and
+     * holds once that one is gone.
      */
     static final Driver MUTEX = (sorted, i) -> i == 0 ? Decision.HOLD
             : i == 1 ? Decision.after(sorted.get(0), true)
-            : new Decision(List.of(sorted.get(i - 2)), false, sorted.get(i - 1));
+            : new Decision(List.of(sorted.get(i - 2)), false, sorted.get(i - 1), i == 2);
 
     final BatonClient client;
     final String path;

@@ -153,11 +153,12 @@ class HandOverTest {
         for (int turn = 1; turn < 4; turn++) {
             String holdersNode = four.get(0).getParticipantNodes().iterator().next();
             SentRequests byNext = sent.get(turn);
-            // The next in line has read (and so watches) the holder's node: the first waiter after its listing,
-            // the others just before the listing that the deletion of the node two ahead of them prompted.
-            boolean joinedSecond = turn == 1;
-            await().atMost(WAIT).until(() -> joinedSecond ? byNext.hasRead(holdersNode)
-                    : byNext.listedAfterReading(holdersNode));
+            // The next in line has read (and so watches) the holder's node: the second and third to join once the
+            // node ahead of the holder went (the second after its listing, the third with no listing since), the
+            // fourth just before the listing that the deletion of the node two ahead of it prompted.
+            boolean listsAgain = turn == 3;
+            await().atMost(WAIT).until(() -> listsAgain ? byNext.listedAfterReading(holdersNode)
+                    : byNext.hasRead(holdersNode));
             long listingsBefore = byNext.listings();
             if (held == null) {
                 four.get(0).release();
@@ -170,7 +171,12 @@ class HandOverTest {
                     .untilAsserted(() -> assertThat(byNext.listings()).as(what).isEqualTo(listingsBefore));
         }
         held.release();
-        // Woken once each: the second by its predecessor's deletion; the others first by the node two ahead.
+        // The second and third to join listed once, when they joined; the fourth once more, when the node two
+        // ahead of it went.
+        assertThat(sent.get(1).listings()).isEqualTo(1);
+        assertThat(sent.get(2).listings()).isEqualTo(1);
+        assertThat(sent.get(3).listings()).isEqualTo(2);
+        // Woken by their predecessor's deletion; the third and fourth first by the node two ahead.
         assertThat(four.get(1).wakeUps()).isEqualTo(1);
         assertThat(four.get(2).wakeUps()).isEqualTo(2);
         assertThat(four.get(3).wakeUps()).isEqualTo(2);
@@ -180,7 +186,9 @@ class HandOverTest {
     void aWaiterThatGivesUpInTheMiddleNeitherHurriesNorStrandsTheOneBehindIt() throws Exception {
         var holder = new dev.baton.recipes.locks.InterProcessMutex(resources.client(), "/handover/gives-up");
         var quitter = new dev.baton.recipes.locks.InterProcessMutex(resources.client(), "/handover/gives-up");
-        var last = new dev.baton.recipes.locks.InterProcessMutex(resources.client(), "/handover/gives-up");
+        BatonClient lastClient = resources.client();
+        SentRequests byLast = new SentRequests(lastClient);
+        var last = new dev.baton.recipes.locks.InterProcessMutex(lastClient, "/handover/gives-up");
         holder.acquire();
         CompletableFuture<Hold> quitting = quitter.acquireAsync(2, TimeUnit.SECONDS);
         awaitNodes(holder, 2);
@@ -193,8 +201,10 @@ class HandOverTest {
 
         holder.release();
         lastWaiting.get(10, TimeUnit.SECONDS).release();
-        // It watched the holder, two ahead, not the one that gave up: woken once, it listed and found itself first.
+        // It watched the holder, two ahead, not the one that gave up: woken once, it read the node that had been
+        // between them, found it gone and held, without listing again.
         assertThat(last.wakeUps()).isEqualTo(1);
+        assertThat(byLast.listings()).isEqualTo(1);
     }
 
     @Test
