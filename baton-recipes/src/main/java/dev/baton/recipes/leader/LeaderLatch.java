@@ -50,12 +50,13 @@ import org.slf4j.LoggerFactory;
  * leader's node is deleted, without listing the queue again: sequence numbers only grow, so no node (Baton's or
  * Curator's) can have queued ahead of it since it listed. An instance further back watches the node two ahead of
  * its own and lists the queue again when it goes. That node is usually the leader leaving, so the instance learns
- * that it is second in line while the new leader still leads, and the next failover needs no listing either. An
- * instance leads only on a listing that shows its node first, or on the deletion of the one node its listing
- * showed ahead; which node it watches only decides when it looks again. Watches are set with a read of the
- * watched node, so a node already gone leaves no watch behind on the server. Under the standard connection-state
- * error policy a {@code SUSPENDED} connection ends leadership at once; {@code LOST} always does. On
- * {@code RECONNECTED} the latch checks its node again and, if it is gone, queues again.
+ * that it is second in line while the new leader still leads, and the next failover needs no listing either. The
+ * third in line lists nothing when the leader goes: only the second can still be ahead of it then, so it watches
+ * that node and leads once it is gone. An instance leads only on a listing that shows its node first, or once
+ * every node its listing showed ahead is gone; which node it watches only decides when it looks again. Watches
+ * are set with a read of the watched node, so a node already gone leaves no watch behind on the server. Under the
+ * standard connection-state error policy a {@code SUSPENDED} connection ends leadership at once; {@code LOST}
+ * always does. On {@code RECONNECTED} the latch checks its node again and, if it is gone, queues again.
  *
  * <p>Beyond Curator: {@link #fencingToken()} (the czxid of the leader's node: it strictly increases across
  * successive leaders of the path) and {@link #safeFor()} (how long this process may still act as leader without
@@ -109,6 +110,11 @@ public final class LeaderLatch implements AutoCloseable {
     private String watchedPath;
     /** The watched node is the only one ahead of ours: its deletion makes us leader. */
     private boolean leadsWhenWatchedGoes;
+    /**
+     * With the first node of our listing watched from third in line: the node between, the only one that can
+     * still be ahead of ours once the watched node goes (we then wait for it without listing). Otherwise null.
+     */
+    private String onlyOtherAhead;
     private boolean leader;
     /** The futures of {@link #awaitAsync()} not completed yet. */
     private final List<CompletableFuture<Void>> leadershipWaiters = new ArrayList<>();
@@ -256,8 +262,10 @@ public final class LeaderLatch implements AutoCloseable {
                 setLeadership(false);
                 // Second in line: the leader. Further back: the node two ahead, whose deletion usually means
                 // that the node just ahead of ours now leads, so the listing it prompts finds us second in line
-                // while there is still a leader to wait for.
-                watchAhead(gen, BatonPaths.makePath(latchPath, queue.get(Math.max(index - 2, 0))), index == 1);
+                // while there is still a leader to wait for. Third in line: no listing then, as only the second
+                // can still be ahead of us.
+                watchAhead(gen, BatonPaths.makePath(latchPath, queue.get(Math.max(index - 2, 0))), index == 1,
+                        index == 2 ? BatonPaths.makePath(latchPath, queue.get(1)) : null);
             }
         });
     }
@@ -276,13 +284,14 @@ public final class LeaderLatch implements AutoCloseable {
 
     /**
      * Watches a node ahead of ours with a read (on a node already gone it sets no watch that would never fire).
-     * If it is the only node ahead ({@code leadsWhenGone}), its deletion makes us leader; otherwise its deletion
-     * makes us list the queue again.
+     * If it is the only node ahead ({@code leadsWhenGone}), its deletion makes us leader; if {@code then} is the
+     * only other one, its deletion makes us wait for {@code then}; otherwise it makes us list the queue again.
      */
-    private void watchAhead(long gen, String node, boolean leadsWhenGone) {
+    private void watchAhead(long gen, String node, boolean leadsWhenGone, String then) {
         synchronized (this) {
             watchedPath = node;
             leadsWhenWatchedGoes = leadsWhenGone;
+            onlyOtherAhead = then;
         }
         client.getData().usingWatcher(watchedWatcher).forPathAsync(node).whenComplete((data, error) -> {
             if (Failures.code(error) == KeeperException.Code.NONODE) {
@@ -297,32 +306,42 @@ public final class LeaderLatch implements AutoCloseable {
         }
         long gen;
         boolean again;
+        String then;
         synchronized (this) {
             if (!lifecycle.isStarted() || !event.getPath().equals(watchedPath)) {
                 return;
             }
             gen = generation;
             again = leadsWhenWatchedGoes;
+            then = onlyOtherAhead;
         }
         if (event.getType() == Watcher.Event.EventType.NodeDeleted) {
             watchedGone(gen, event.getPath());
         } else {
-            watchAhead(gen, event.getPath(), again); // its data changed: a watch fires once, set it again
+            watchAhead(gen, event.getPath(), again, then); // its data changed: a watch fires once, set it again
         }
     }
 
-    /** The node we waited for is gone: lead if it was the only one ahead, otherwise look at the queue again. */
+    /**
+     * The node we waited for is gone: lead if it was the only one ahead, wait for the one node left ahead if there
+     * is just one, otherwise look at the queue again.
+     */
     private void watchedGone(long gen, String node) {
         boolean lead;
+        String next;
         synchronized (this) {
             if (!lifecycle.isStarted() || gen != generation || !node.equals(watchedPath)) {
                 return;
             }
             watchedPath = null;
             lead = leadsWhenWatchedGoes && ourPath != null;
+            next = ourPath != null ? onlyOtherAhead : null;
+            onlyOtherAhead = null;
         }
         if (lead && belongsToCurrentSession()) {
             setLeadership(true);
+        } else if (next != null) {
+            watchAhead(gen, next, true, null); // every other node our listing showed ahead is gone
         } else {
             checkLeadership(gen);
         }

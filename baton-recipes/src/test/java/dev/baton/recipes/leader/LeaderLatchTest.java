@@ -105,6 +105,12 @@ class LeaderLatchTest {
                     .untilAsserted(() -> assertThat(byNext.listings()).as(what).isEqualTo(listingsBefore));
             assertThat(leaders(four)).containsExactly(next);
         }
+        // The second and third to join listed once, when they joined: the third, watching the first leader from
+        // third in line, moved up by reading the second's node. The fourth listed once more, when the node two
+        // ahead of it went.
+        assertThat(sent.get(1).listings()).isEqualTo(1);
+        assertThat(sent.get(2).listings()).isEqualTo(1);
+        assertThat(sent.get(3).listings()).isEqualTo(2);
     }
 
     @Test
