@@ -17,6 +17,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
@@ -32,8 +33,9 @@ import org.apache.zookeeper.data.Stat;
  * {@code setData}/{@code create} would be retried by the client after a connection loss and could then report
  * {@code BadVersion}/{@code NodeExists} for a write that had succeeded, and a retry on top of that would apply an
  * increment twice. After such a connection loss the outcome is unknown and the caller gets
- * {@link KeeperException.ConnectionLossException}. Thread-safe; besides the configuration it keeps only the quickest
- * attempt it has seen, to tell queueing from the round trip (see {@link #backOff}).
+ * {@link KeeperException.ConnectionLossException}. Thread-safe; besides the configuration it keeps the quickest
+ * attempt it has seen, to tell queueing from the round trip (see {@link #backOff}), and its last successful
+ * version-checked write, which lets a change that follows soon skip its read (see {@link #recentlyWritten}).
  *
  * <p>Each operation is written once, as a composition of {@link CompletableFuture}s, and runs in one of two
  * modes (as the client's own operations do). Blocking: every request is a blocking call on the caller's thread,
@@ -44,6 +46,11 @@ import org.apache.zookeeper.data.Stat;
 final class AtomicCore<T> {
     /** How far a back-off window grows with losses in a row: beyond it, a pause costs more than a lost race. */
     private static final int MAX_BACK_OFF_GROWTH = 4;
+    /**
+     * How many writes in a row one instance may base on its own last write without reading: then it reads, and the
+     * others, who read after its last write, race it on equal terms (see {@link #recentlyWritten}).
+     */
+    private static final int MAX_WRITES_FROM_MEMORY = 8;
 
     /** How values are stored and compared. */
     interface Codec<T> {
@@ -62,6 +69,8 @@ final class AtomicCore<T> {
     private final Codec<T> codec;
     /** The quickest attempt (read and write) seen so far, in nanoseconds: the round trips without a queue. */
     private volatile long quickestAttemptNanos = Long.MAX_VALUE;
+    /** What this instance last wrote with a version check, and when the write was confirmed; null if unknown. */
+    private volatile Written<T> lastWritten;
 
     AtomicCore(BatonClient client, String path, RetryPolicy retryPolicy, PromotedToLock promotedToLock,
             Codec<T> codec) {
@@ -124,6 +133,15 @@ final class AtomicCore<T> {
     private record Read<T>(T value, Stat stat) {
     }
 
+    /** A value this instance wrote, the version the write gave the node, and the confirmation's time. */
+    private record Written<T>(T value, int version, long atNanos, int streak) {
+        Read<T> asRead() {
+            Stat stat = new Stat();
+            stat.setVersion(version);
+            return new Read<>(value, stat);
+        }
+    }
+
     private CompletableFuture<Read<T>> read(boolean blocking) {
         Stat stat = new Stat();
         return Requests.send(blocking, client.getData().storingStatIn(stat), path).handle((data, error) -> {
@@ -162,16 +180,28 @@ final class AtomicCore<T> {
             CompletableFuture<?> caller) {
         long start = System.nanoTime();
         int[] retryCount = {0}; // one attempt at a time: each round happens after the previous one
+        AtomicReference<Written<T>> known = new AtomicReference<>(recentlyWritten(start));
         return Requests.repeat(() -> {
             long attemptStart = System.nanoTime();
-            return read(blocking).thenCompose(before -> {
+            Written<T> cached = known.getAndSet(null); // used once: a lost race or a later round reads
+            CompletableFuture<Read<T>> reading = cached != null
+                    ? CompletableFuture.completedFuture(cached.asRead()) : read(blocking);
+            return reading.thenCompose(before -> {
                 T next = Objects.requireNonNull(change.apply(before.value()), "new value");
                 return write(before, next, blocking).thenCompose(written -> {
                     long now = System.nanoTime();
-                    long queued = queuedPart(now - attemptStart); // also for a win: it may be the quickest yet
                     if (written) {
+                        lastWritten = new Written<>(next, before.stat() == null ? 0 : before.stat().getVersion() + 1,
+                                now, cached == null ? 0 : cached.streak() + 1);
+                        if (cached == null) {
+                            queuedPart(now - attemptStart); // a win may be the quickest attempt yet
+                        }
                         return CompletableFuture.completedFuture(new AtomicValue<>(true, before.value(), next));
                     }
+                    if (cached != null) {
+                        return CompletableFuture.completedFuture(null); // someone wrote since: read, at once
+                    }
+                    long queued = queuedPart(now - attemptStart);
                     Optional<Duration> delay = policy.delayBeforeRetry(retryCount[0]++, Duration.ofNanos(now - start));
                     if (delay.isEmpty()) {
                         return CompletableFuture.completedFuture(
@@ -182,6 +212,21 @@ final class AtomicCore<T> {
                 });
             });
         }, caller);
+    }
+
+    /**
+     * The last write, if a change starting at {@code now} may take it instead of a read, else null. The value and
+     * version this instance wrote are what a read would find unless someone wrote since, and then the version check
+     * fails the write and the change reads. Only within one quick attempt (read and write) of the write's
+     * confirmation, so that the version is trusted no longer than between a read and its write; and only for
+     * {@value #MAX_WRITES_FROM_MEMORY} writes in a row, as a client that never reads would win every race against
+     * those that must (its write reaches the server a round trip sooner).
+     */
+    private Written<T> recentlyWritten(long now) {
+        Written<T> last = lastWritten;
+        boolean usable = last != null && now - last.atNanos() < quickestAttemptNanos
+                && last.streak() < MAX_WRITES_FROM_MEMORY;
+        return usable ? last : null;
     }
 
     /** One attempt: compare-and-set from one read, no retries. */

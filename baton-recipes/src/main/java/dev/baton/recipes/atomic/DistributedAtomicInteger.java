@@ -15,7 +15,11 @@ import org.apache.zookeeper.KeeperException;
  * short random back-off: on average as long as the lost attempt waited in the server's queue (its time beyond the
  * quickest attempt seen), doubling with each race lost in a row, to four times that. Contending clients that all
  * retried at once would collide again; spread out, they need about half the requests per successful change, and a
- * long round trip with no queue (a distant server) costs no extra wait. When every attempt lost, the result's
+ * long round trip with no queue (a distant server) costs no extra wait. A change that starts right after this
+ * instance's own last successful write (sooner than one read and write take) skips the read: it writes at once,
+ * from the value and version it wrote, and reads only if that write fails on the version. In a loop that is one
+ * request per change; after eight such writes in a row the instance reads again, so that other clients, who read
+ * after its last write, race it on equal terms. When every attempt lost, the result's
  * {@link AtomicValue#succeeded()} is false and nothing was written. Wire-compatible with Apache Curator's
  * {@code DistributedAtomicInteger}: the node holds the value as a 4-byte big-endian int; a missing node or empty data reads as 0.
  *
@@ -46,8 +50,9 @@ import org.apache.zookeeper.KeeperException;
  * hits.incrementAsync().thenAccept(result -> System.out.println(result.postValue()));
  * }</pre>
  *
- * <p>No operation is affected by another's failure. Thread-safe, stateless apart from its
- * configuration: instances are cheap and hold no thread, watch or node of their own. See also {@link DistributedAtomicLong}.
+ * <p>No operation is affected by another's failure. Thread-safe; besides its configuration an instance remembers
+ * only its last write and the quickest attempt it has seen. Instances are cheap and hold no thread, watch or node
+ * of their own. See also {@link DistributedAtomicLong}.
  */
 public final class DistributedAtomicInteger {
     private final AtomicCore<Integer> core;

@@ -216,6 +216,64 @@ class DistributedAtomicTest {
     }
 
     @Test
+    void anUpdateRightAfterItsOwnWriteSendsOnlyTheWrite() throws Exception {
+        DistributedAtomicLong counter = new DistributedAtomicLong(client, "/atomic/memory", new RetryNTimes(3, 1));
+        counter.increment(); // creates the node
+        int increments = 40;
+        long before = zk.server().requestCount();
+        for (int i = 0; i < increments; i++) {
+            assertThat(counter.increment().succeeded()).isTrue();
+        }
+        long sent = zk.server().requestCount() - before;
+        // Reading before each write would be 80 requests; from memory, a read only every eighth write (up to 45) or
+        // after a pause longer than one read and write (a thread descheduled, a collection): well under 80.
+        assertThat(sent).isBetween((long) increments, 60L);
+        assertThat(counter.get().postValue()).isEqualTo(increments + 1L);
+    }
+
+    @Test
+    void anUpdateFromMemoryThatFindsTheCounterMovedAppliesToTheNewValue() throws Exception {
+        BatonClient other = newClient();
+        DistributedAtomicLong counter = new DistributedAtomicLong(client, "/atomic/moved", new RetryNTimes(3, 1));
+        for (long moved = 100; moved < 110; moved++) {
+            counter.increment();
+            // Written straight after, so the counter's memory of its own write is usually still fresh (whether it is
+            // depends on timing; the outcome may not).
+            other.setData().forPath("/atomic/moved", ByteBuffer.allocate(Long.BYTES).putLong(moved).array());
+            assertThat(counter.add(5L)).isEqualTo(new AtomicValue<>(true, moved, moved + 5));
+        }
+    }
+
+    @Test
+    void threadsSharingOneInstanceLoseNoIncrement() throws Exception {
+        DistributedAtomicLong shared = new DistributedAtomicLong(client, "/atomic/shared", new RetryForever(0));
+        int threads = 4;
+        int each = 50;
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        try {
+            List<Future<Long>> runs = new ArrayList<>();
+            for (int i = 0; i < threads; i++) {
+                runs.add(pool.submit(() -> {
+                    long lastSeen = Long.MIN_VALUE;
+                    for (int n = 0; n < each; n++) {
+                        AtomicValue<Long> result = shared.increment();
+                        assertThat(result.succeeded()).isTrue();
+                        assertThat(result.postValue()).isEqualTo(result.preValue() + 1).isGreaterThan(lastSeen);
+                        lastSeen = result.postValue();
+                    }
+                    return lastSeen;
+                }));
+            }
+            for (Future<Long> run : runs) {
+                run.get(40, TimeUnit.SECONDS);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        assertThat(shared.get().postValue()).isEqualTo((long) threads * each);
+    }
+
+    @Test
     void asyncFormsMatchTheBlockingOnes() throws Exception {
         DistributedAtomicLong counter = new DistributedAtomicLong(client, "/atomic/async/long", new RetryNTimes(3, 1));
         assertThat(counter.getAsync().get(10, TimeUnit.SECONDS)).isEqualTo(new AtomicValue<>(true, 0L, 0L));
