@@ -1,7 +1,9 @@
 package dev.baton.recipes.faults;
 
+import dev.baton.testing.RandomFaults.FaultKind;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
@@ -17,7 +19,8 @@ import java.util.regex.Pattern;
  *   <li>{@code baton.faults.duration}: how long faults are injected ({@code 30s}, {@code 2m}, {@code 1h},
  *       {@code 500ms} or ISO-8601 {@code PT30S}); default 30 s;</li>
  *   <li>{@code baton.faults.seed}: the seed of the fault schedule; default random (printed, to replay);</li>
- *   <li>{@code baton.faults.mix}: comma-separated fault kinds, see {@link FaultKind}; default all;</li>
+ *   <li>{@code baton.faults.mix}: comma-separated fault kinds, see {@link FaultKind}; default all but
+ *       {@code PAUSE_CLIENT} (the clients run in the test's own JVM);</li>
  *   <li>{@code baton.faults.clients}: the number of clients; default 5;</li>
  *   <li>{@code baton.faults.sessionTimeout}: the clients' session timeout; default 4 s.</li>
  * </ul>
@@ -30,34 +33,6 @@ import java.util.regex.Pattern;
  */
 record FaultRunSettings(Duration duration, long seed, List<FaultKind> mix, int clients, Duration sessionTimeout) {
 
-    /** The kinds of faults a run draws from. */
-    enum FaultKind {
-        /** SIGKILL a random server, restart it with its data later. */
-        KILL,
-        /** SIGKILL the current leader, restart it later. */
-        KILL_LEADER,
-        /** Partition one or two clients from every server (drop or black hole), longer or shorter than a session. */
-        PARTITION,
-        /** Cut a random server from its peers (it loses quorum, the majority carries on). */
-        ISOLATE,
-        /** Expire a random client's session on the servers. */
-        EXPIRE,
-        /** SIGSTOP a random server (a long GC pause), SIGCONT later. */
-        PAUSE_SERVER,
-        /** Kill a majority of servers, then restart them. */
-        QUORUM;
-
-        static FaultKind parse(String s) {
-            String norm = s.strip().replaceAll("([a-z])([A-Z])", "$1_$2").replace('-', '_').toUpperCase(Locale.ROOT);
-            try {
-                return valueOf(norm);
-            } catch (IllegalArgumentException e) {
-                throw new IllegalArgumentException("unknown fault kind '" + s + "' in baton.faults.mix; known: "
-                        + List.of(values()), e);
-            }
-        }
-    }
-
     private static final Pattern SIMPLE_DURATION = Pattern.compile("(\\d+)\\s*(ms|s|m|h)");
 
     /** Reads the settings from system properties. */
@@ -68,7 +43,7 @@ record FaultRunSettings(Duration duration, long seed, List<FaultKind> mix, int c
         String mixText = System.getProperty("baton.faults.mix", "");
         List<FaultKind> mix = new ArrayList<>();
         if (mixText.isBlank()) {
-            mix.addAll(List.of(FaultKind.values()));
+            mix.addAll(EnumSet.complementOf(EnumSet.of(FaultKind.PAUSE_CLIENT)));
         } else {
             Set<FaultKind> kinds = new LinkedHashSet<>();
             for (String s : mixText.split(",")) {

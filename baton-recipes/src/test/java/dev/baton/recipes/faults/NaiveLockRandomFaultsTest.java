@@ -8,6 +8,7 @@ import dev.baton.testing.Checkers;
 import dev.baton.testing.ClientLink;
 import dev.baton.testing.GuardedResource;
 import dev.baton.testing.History;
+import dev.baton.testing.RandomFaults;
 import dev.baton.testing.Violation;
 import dev.baton.testing.ZooKeeperEnsemble;
 import java.nio.file.Files;
@@ -15,7 +16,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.function.Supplier;
+import java.util.Optional;
 import org.apache.zookeeper.ZooKeeper;
 import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.Test;
@@ -37,7 +38,8 @@ import org.slf4j.LoggerFactory;
  * </pre>
  * The history of every run is written to {@code target/faults/} (and the servers' logs when it fails).
  *
- * <p>Not yet here: pauses of a client process (SIGSTOP of a driver JVM); the clients run in this JVM.
+ * <p>Not here: pauses of a client process (SIGSTOP of a driver JVM); the clients run in this JVM. The faults
+ * come from the kit's {@link RandomFaults}, as in {@code baton chaos}.
  */
 class NaiveLockRandomFaultsTest {
 
@@ -66,22 +68,20 @@ class NaiveLockRandomFaultsTest {
         int faults;
         try (ZooKeeperEnsemble ensemble = ZooKeeperEnsemble.builder().servers(3).proxies(true).build().start()) {
             try {
-                List<ClientLink> links = new ArrayList<>();
-                List<Supplier<ZooKeeper>> sessions = new ArrayList<>();
+                List<Target> targets = new ArrayList<>();
                 for (int i = 1; i <= settings.clients(); i++) {
                     ClientLink link = ensemble.newClientLink();
                     NaiveLockClient client = new NaiveLockClient("c" + i, link.connectString(),
                             settings.sessionTimeout(), history, resource, settings.seed() + i);
-                    links.add(link);
+                    targets.add(new Target("c" + i, link, client));
                     clients.add(client);
-                    sessions.add(() -> client.client().getZooKeeper());
                     client.start();
                 }
                 await().atMost(Duration.ofSeconds(30))
                         .until(() -> clients.stream().allMatch(c -> c.client().isConnected()));
                 history.note("all " + clients.size() + " clients connected; faults begin");
 
-                RandomFaults injector = new RandomFaults(ensemble, links, sessions, history, settings.seed(),
+                RandomFaults injector = new RandomFaults(ensemble, targets, history, settings.seed(),
                         settings.mix(), settings.sessionTimeout());
                 injector.run(settings.duration());
                 faults = injector.faults();
@@ -113,6 +113,16 @@ class NaiveLockRandomFaultsTest {
             assertThat(acquisitions).as("lock acquisitions (a run without them proves nothing)")
                     .isGreaterThanOrEqualTo(10);
             assertThat(resource.acceptedCount()).as("resource operations accepted").isPositive();
+        }
+    }
+
+    /** A client as the fault injector reaches it: its own link, and its current session to expire. */
+    private record Target(String name, ClientLink link, NaiveLockClient client) implements RandomFaults.Target {
+        @Override
+        public Optional<RandomFaults.Session> session() {
+            ZooKeeper zk = client.client().getZooKeeper();
+            long id = zk.getSessionId(); // 0 between sessions: nothing to expire
+            return id == 0 ? Optional.empty() : Optional.of(new RandomFaults.Session(id, zk.getSessionPasswd()));
         }
     }
 
