@@ -186,6 +186,24 @@ final class ChaosWorkloads {
             }
         }
 
+        /**
+         * Tries to take the hold for up to three seconds.
+         *
+         * @return what {@code acquisition} gave; null if it failed (after a short back-off) or was interrupted (which
+         *     ends the workload)
+         */
+        <T> T take(Acquisition<T> acquisition) {
+            try {
+                return acquisition.within(3, TimeUnit.SECONDS);
+            } catch (KeeperException e) {
+                pause(50, 200);
+                return null;
+            } catch (InterruptedException e) {
+                running = false;
+                return null;
+            }
+        }
+
         /** Works under the hold for a while, as long as it is believed. */
         void work() {
             int steps = 1 + ctx.random().nextInt(8);
@@ -212,15 +230,7 @@ final class ChaosWorkloads {
                 mutex.getHoldListenable().addListener((hold, state) -> told(state));
             }
             spawn("worker", () -> {
-                try {
-                    if (!mutex.acquire(3, TimeUnit.SECONDS)) {
-                        return;
-                    }
-                } catch (KeeperException e) {
-                    pause(50, 200);
-                    return;
-                } catch (InterruptedException e) {
-                    running = false;
+                if (!Boolean.TRUE.equals(take(mutex::acquire))) {
                     return;
                 }
                 try {
@@ -264,15 +274,7 @@ final class ChaosWorkloads {
             spawn("worker", () -> {
                 boolean write = ctx.random().nextInt(3) == 0;
                 InterProcessMutex half = write ? lock.writeLock() : lock.readLock();
-                try {
-                    if (!half.acquire(3, TimeUnit.SECONDS)) {
-                        return;
-                    }
-                } catch (KeeperException e) {
-                    pause(50, 200);
-                    return;
-                } catch (InterruptedException e) {
-                    running = false;
+                if (!Boolean.TRUE.equals(take(half::acquire))) {
                     return;
                 }
                 try {
@@ -303,16 +305,7 @@ final class ChaosWorkloads {
         void start() {
             semaphore.getHoldListenable().addListener((hold, state) -> told(state));
             spawn("worker", () -> {
-                Lease lease;
-                try {
-                    lease = semaphore.acquire(3, TimeUnit.SECONDS);
-                } catch (KeeperException e) {
-                    pause(50, 200);
-                    return;
-                } catch (InterruptedException e) {
-                    running = false;
-                    return;
-                }
+                Lease lease = take(semaphore::acquire);
                 if (lease == null) {
                     return;
                 }
@@ -819,6 +812,12 @@ final class ChaosWorkloads {
                 Thread.currentThread().interrupt();
             }
         }
+    }
+
+    /** A timed acquire of a lock or a lease. */
+    @FunctionalInterface
+    interface Acquisition<T> {
+        T within(long time, TimeUnit unit) throws KeeperException, InterruptedException;
     }
 
     /** A release that may throw. */
