@@ -43,20 +43,21 @@ import org.slf4j.LoggerFactory;
  * }
  * }</pre>
  *
- * <p>Each instance creates a protected ephemeral-sequential node {@code latch-} under the path, holding its id
- * (UTF-8). The instance whose node sorts first leads, once it has confirmed the node belongs to its current
- * session; every other instance watches one node ahead of its own, so a leader's departure wakes at most two
- * instances, not all. The second in line (as its last listing showed) watches the leader and leads as soon as the
+ * <p>Each instance creates a protected ephemeral-sequential node {@code latch-} under the path, holding its id (UTF-8),
+ * and lists the path in the same round trip (the listing is sent right behind the create, and ZooKeeper answers one
+ * session's requests in order). The instance whose node sorts first leads, once it has confirmed the node belongs to
+ * its current session; every other instance watches one node ahead of its own, so a leader's departure wakes at most
+ * two instances, not all. The second in line (as its last listing showed) watches the leader and leads as soon as the
  * leader's node is deleted, without listing the queue again: sequence numbers only grow, so no node (Baton's or
- * Curator's) can have queued ahead of it since it listed. An instance further back watches the node two ahead of
- * its own and lists the queue again when it goes. That node is usually the leader leaving, so the instance learns
- * that it is second in line while the new leader still leads, and the next failover needs no listing either. The
- * third in line lists nothing when the leader goes: only the second can still be ahead of it then, so it watches
- * that node and leads once it is gone. An instance leads only on a listing that shows its node first, or once
- * every node its listing showed ahead is gone; which node it watches only decides when it looks again. Watches
- * are set with a read of the watched node, so a node already gone leaves no watch behind on the server. Under the
- * standard connection-state error policy a {@code SUSPENDED} connection ends leadership at once; {@code LOST}
- * always does. On {@code RECONNECTED} the latch checks its node again and, if it is gone, queues again.
+ * Curator's) can have queued ahead of it since it listed. An instance further back watches the node two ahead of its
+ * own and lists the queue again when it goes. That node is usually the leader leaving, so the instance learns that it
+ * is second in line while the new leader still leads, and the next failover needs no listing either. The third in line
+ * lists nothing when the leader goes: only the second can still be ahead of it then, so it watches that node and leads
+ * once it is gone. An instance leads only on a listing that shows its node first, or once every node its listing showed
+ * ahead is gone; which node it watches only decides when it looks again. Watches are set with a read of the watched
+ * node, so a node already gone leaves no watch behind on the server. Under the standard connection-state error policy a
+ * {@code SUSPENDED} connection ends leadership at once; {@code LOST} always does. On {@code RECONNECTED} the latch
+ * checks its node again and, if it is gone, queues again.
  *
  * <p>Beyond Curator: {@link #fencingToken()} (the czxid of the leader's node: it strictly increases across
  * successive leaders of the path) and {@link #safeFor()} (how long this process may still act as leader without
@@ -115,6 +116,8 @@ public final class LeaderLatch implements AutoCloseable {
      * still be ahead of ours once the watched node goes (we then wait for it without listing). Otherwise null.
      */
     private String onlyOtherAhead;
+    /** The listing sent with the create, when it came back before the create's reply was handled; else null. */
+    private List<String> earlyListing;
     private boolean leader;
     /** The futures of {@link #awaitAsync()} not completed yet. */
     private final List<CompletableFuture<Void>> leadershipWaiters = new ArrayList<>();
@@ -185,6 +188,7 @@ public final class LeaderLatch implements AutoCloseable {
             gen = ++generation;
             old = ourPath;
             ourPath = null;
+            earlyListing = null;
         }
         setLeadership(false);
         if (old != null) {
@@ -205,12 +209,15 @@ public final class LeaderLatch implements AutoCloseable {
                         return;
                     }
                     boolean current;
+                    List<String> listing = null;
                     synchronized (this) {
                         current = lifecycle.isStarted() && gen == generation;
                         if (current) {
                             ourPath = path;
                             ourSession = stat.getEphemeralOwner();
                             ourCzxid = stat.getCzxid();
+                            listing = earlyListing;
+                            earlyListing = null;
                         }
                     }
                     if (current) {
@@ -223,51 +230,91 @@ public final class LeaderLatch implements AutoCloseable {
                                         Watcher.Event.KeeperState.SyncConnected, path));
                             }
                         });
-                        checkLeadership(gen);
+                        if (listing != null) {
+                            firstListing(gen, listing);
+                        }
                     } else {
                         deleteNode(path); // closed or reset while the create was in flight
                     }
                 });
+        // Pipelined behind the create: ZooKeeper answers one session's requests in order, so the listing already
+        // shows our node and joining takes one round trip, not two.
+        client.getChildren().forPathAsync(latchPath).whenComplete((children, error) -> firstListing(gen,
+                error == null ? children : List.of()));
+    }
+
+    /**
+     * The listing sent with the create (empty if it failed). It waits for the create's reply if it came first. It
+     * must show our node; if not, it was read before the node existed (its parent had to be created first, or the
+     * create was sent again), and the queue is listed again.
+     */
+    private void firstListing(long gen, List<String> children) {
+        String path;
+        synchronized (this) {
+            if (!lifecycle.isStarted() || gen != generation) {
+                return;
+            }
+            if (ourPath == null) {
+                earlyListing = children;
+                return;
+            }
+            path = ourPath;
+        }
+        if (children.contains(BatonPaths.nodeName(path))) {
+            decide(gen, children);
+        } else {
+            checkLeadership(gen);
+        }
     }
 
     /** Lists the queue and leads, or watches a node ahead of ours (see the class comment for which). */
     private void checkLeadership(long gen) {
         client.getChildren().forPathAsync(latchPath).whenComplete((children, error) -> {
-            String path;
+            if (error == null) {
+                decide(gen, children);
+                return;
+            }
             synchronized (this) {
                 if (!lifecycle.isStarted() || gen != generation) {
                     return;
                 }
-                path = ourPath;
             }
-            if (error != null) {
-                if (Failures.code(error) == KeeperException.Code.NONODE) {
-                    enqueue(); // the latch path itself was deleted
-                } else if (!isConnectionProblem(error)) {
-                    LOG.error("LeaderLatch {} could not list its queue", latchPath, Failures.unwrap(error));
-                }
-                return;
-            }
-            List<String> queue = BatonPaths.sortBySequence(children, NODE_NAME);
-            int index = queue.indexOf(BatonPaths.nodeName(path));
-            if (index < 0) {
-                enqueue(); // our node is gone
-            } else if (index == 0) {
-                if (belongsToCurrentSession()) {
-                    setLeadership(true);
-                } else {
-                    enqueue();
-                }
-            } else {
-                setLeadership(false);
-                // Second in line: the leader. Further back: the node two ahead, whose deletion usually means
-                // that the node just ahead of ours now leads, so the listing it prompts finds us second in line
-                // while there is still a leader to wait for. Third in line: no listing then, as only the second
-                // can still be ahead of us.
-                watchAhead(gen, BatonPaths.makePath(latchPath, queue.get(Math.max(index - 2, 0))), index == 1,
-                        index == 2 ? BatonPaths.makePath(latchPath, queue.get(1)) : null);
+            if (Failures.code(error) == KeeperException.Code.NONODE) {
+                enqueue(); // the latch path itself was deleted
+            } else if (!isConnectionProblem(error)) {
+                LOG.error("LeaderLatch {} could not list its queue", latchPath, Failures.unwrap(error));
             }
         });
+    }
+
+    /** Leads, or watches a node ahead of ours, on a listing that came after our node was created. */
+    private void decide(long gen, List<String> children) {
+        String path;
+        synchronized (this) {
+            if (!lifecycle.isStarted() || gen != generation || ourPath == null) {
+                return; // a newer round decides, or the node's deletion queues one
+            }
+            path = ourPath;
+        }
+        List<String> queue = BatonPaths.sortBySequence(children, NODE_NAME);
+        int index = queue.indexOf(BatonPaths.nodeName(path));
+        if (index < 0) {
+            enqueue(); // our node is gone
+        } else if (index == 0) {
+            if (belongsToCurrentSession()) {
+                setLeadership(true);
+            } else {
+                enqueue();
+            }
+        } else {
+            setLeadership(false);
+            // Second in line: the leader. Further back: the node two ahead, whose deletion usually means
+            // that the node just ahead of ours now leads, so the listing it prompts finds us second in line
+            // while there is still a leader to wait for. Third in line: no listing then, as only the second
+            // can still be ahead of us.
+            watchAhead(gen, BatonPaths.makePath(latchPath, queue.get(Math.max(index - 2, 0))), index == 1,
+                    index == 2 ? BatonPaths.makePath(latchPath, queue.get(1)) : null);
+        }
     }
 
     private boolean belongsToCurrentSession() {

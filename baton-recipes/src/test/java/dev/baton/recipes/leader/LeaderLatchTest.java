@@ -9,6 +9,7 @@ import dev.baton.BatonClient;
 import dev.baton.recipes.SentRequests;
 import dev.baton.retry.RetryOneTime;
 import dev.baton.testing.EmbeddedZooKeeperExtension;
+import dev.baton.testing.TcpProxy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -40,7 +41,11 @@ class LeaderLatchTest {
     }
 
     private BatonClient newClient() throws InterruptedException {
-        BatonClient client = Baton.builder().connectString(zk.connectString())
+        return newClient(zk.connectString());
+    }
+
+    private static BatonClient newClient(String connectString) throws InterruptedException {
+        BatonClient client = Baton.builder().connectString(connectString)
                 .sessionTimeout(Duration.ofSeconds(10)).retryPolicy(new RetryOneTime(10)).build();
         client.start();
         assertThat(client.blockUntilConnected(10, TimeUnit.SECONDS)).isTrue();
@@ -77,6 +82,22 @@ class LeaderLatchTest {
         assertThat(second.await(10, TimeUnit.SECONDS)).isTrue();
         assertThat(zk.server().requestCounts()).as("from the leader's close to the new leader")
                 .containsKey("delete").doesNotContainKey("getChildren").doesNotContainKey("getChildren2");
+    }
+
+    @Test
+    void aLatchListsItsQueueWithoutWaitingForItsCreateToBeAnswered() throws Exception {
+        zk.server().resetStatistics();
+        try (TcpProxy proxy = TcpProxy.start("latch", zk.port());
+                BatonClient far = newClient(proxy.address());
+                LeaderLatch latch = new LeaderLatch(far, "/latch-pipelined", "far")) {
+            proxy.latency(Duration.ofSeconds(2)); // each way: the create's answer is 4 s from the start
+            latch.start();
+            await().atMost(Duration.ofSeconds(30)).until(() -> zk.server().requestCounts().keySet().stream()
+                    .anyMatch(op -> op.startsWith("getChildren")));
+            assertThat(latch.getOurPath()).as("the create's answer, when the listing reached the server").isNull();
+            proxy.latency(Duration.ZERO);
+            assertThat(latch.await(30, TimeUnit.SECONDS)).isTrue();
+        }
     }
 
     @Test
