@@ -12,6 +12,7 @@ final class Scenarios {
             new SyncCreateDeleteScenario(),
             new AsyncCreateScenario(),
             new GetDataScenario(),
+            new LatchJoinScenario(),
             new LatchFailoverScenario(),
             new SelectorRotationScenario(),
             new CacheInitialLoadScenario(),

@@ -57,19 +57,21 @@ class BenchSmokeTest {
             "queue-locked", 5.0);
 
     /**
-     * Requests the server should see per op from a client that adds no request of its own. For the recipe
-     * scenarios (no bare-ZooKeeper row), what the recipe protocol needs: latch-failover = the close's delete, the
-     * third in line's listing and its watch on the new leader (who leads on the deletion notice), then the rejoin's
-     * create, listing, watch on a node ahead and watch on its own node (Curator sends one read fewer, and its new
-     * leader lists before it leads); selector-rotation = release (delete), requeue (create, getChildren, watch on
-     * the node two ahead) and the third in line's watch on the new leader, the only node left ahead of it, with no
-     * listing (the new leader takes over on the deletion notice; Curator's lists first, and its requeue watches its
-     * predecessor: five).
+     * Requests the server should see per op from a client that adds no request of its own. For the recipe scenarios (no
+     * bare-ZooKeeper row), what the recipe protocol needs: latch-join = the create, the listing sent with it, the read
+     * that watches the latch's own node, and the close's delete (Curator's four too, its listing sent after the
+     * create's answer); latch-failover = the close's delete, the third in line's listing and its watch on the new
+     * leader (who leads on the deletion notice), then the rejoin's create, listing, watch on a node ahead and watch on
+     * its own node (Curator sends one read fewer, and its new leader lists before it leads); selector-rotation =
+     * release (delete), requeue (create, getChildren, watch on the node two ahead) and the third in line's watch on the
+     * new leader, the only node left ahead of it, with no listing (the new leader takes over on the deletion notice;
+     * Curator's lists first, and its requeue watches its predecessor: five).
      */
     private static final Map<String, Double> EXPECTED_REQUESTS_PER_OP = Map.ofEntries(
             Map.entry("sync-create-delete", 2.0),
             Map.entry("async-create", 1.0),
             Map.entry("get-data", 1.0),
+            Map.entry("latch-join", 4.0),
             Map.entry("latch-failover", 7.0),
             Map.entry("selector-rotation", 5.0),
             Map.entry("cache-initial-load", CACHE_NODES + 4.0),
@@ -118,7 +120,7 @@ class BenchSmokeTest {
             "queue-locked", new double[] {1.0, 8.0});
 
     /** Scenarios built on a recipe: the bare ZooKeeper client has none and is left out. */
-    private static final Set<String> RECIPE_SCENARIOS = Set.of("latch-failover", "selector-rotation",
+    private static final Set<String> RECIPE_SCENARIOS = Set.of("latch-join", "latch-failover", "selector-rotation",
             "cache-initial-load", "cache-event-latency", "double-barrier", "atomic-increment", "mutex-uncontended",
             "mutex-8", "semaphore", "rwlock", "discovery-get-instance", "discovery-convergence",
             "discovery-caches", "queue", "queue-locked");
