@@ -10,6 +10,9 @@ import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 import org.apache.zookeeper.KeeperException;
 
@@ -145,6 +148,35 @@ public final class Requests {
         if (client.isEventThread()) {
             throw new IllegalStateException("cannot " + what + " on ZooKeeper's event thread (inside a watcher or "
                     + "a callback): the wait could never end; use the asynchronous form there");
+        }
+    }
+
+    /**
+     * Lets a {@code close()} wait for work it cannot cancel (a create in flight, say) to finish, where waiting can
+     * end: not on ZooKeeper's event thread (which would have to deliver the reply), not while disconnected, and for
+     * at most one session timeout. The work is expected to finish in the background whenever this gives up.
+     *
+     * @param client the client the work runs on
+     * @param inFlight completes when the work is done
+     * @return true if the work is done
+     */
+    public static boolean awaitAtClose(BatonClient client, CompletableFuture<?> inFlight) {
+        if (inFlight.isDone()) {
+            return true;
+        }
+        if (!client.isConnected() || client.isEventThread()) {
+            return false;
+        }
+        try {
+            inFlight.get(client.getSessionTimeout().toMillis(), TimeUnit.MILLISECONDS);
+            return true;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        } catch (ExecutionException e) {
+            return true;
+        } catch (TimeoutException | IllegalStateException e) {
+            return false;
         }
     }
 }

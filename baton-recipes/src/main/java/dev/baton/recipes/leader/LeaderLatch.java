@@ -118,6 +118,11 @@ public final class LeaderLatch implements AutoCloseable {
     private String onlyOtherAhead;
     /** The listing sent with the create, when it came back before the create's reply was handled; else null. */
     private List<String> earlyListing;
+    /**
+     * The latest create: done once its reply is handled, and for a create that answered a latch already closed (or
+     * reset), once the node it made is deleted. Null before the first.
+     */
+    private CompletableFuture<Void> createInFlight;
     private boolean leader;
     /** The futures of {@link #awaitAsync()} not completed yet. */
     private final List<CompletableFuture<Void>> leadershipWaiters = new ArrayList<>();
@@ -181,6 +186,7 @@ public final class LeaderLatch implements AutoCloseable {
     private void enqueue() {
         long gen;
         String old;
+        CompletableFuture<Void> attempt = new CompletableFuture<>();
         synchronized (this) {
             if (!lifecycle.isStarted()) {
                 return;
@@ -189,6 +195,7 @@ public final class LeaderLatch implements AutoCloseable {
             old = ourPath;
             ourPath = null;
             earlyListing = null;
+            createInFlight = attempt;
         }
         setLeadership(false);
         if (old != null) {
@@ -200,6 +207,7 @@ public final class LeaderLatch implements AutoCloseable {
                 .forPathAsync(BatonPaths.makePath(latchPath, NODE_NAME), idBytes)
                 .whenComplete((path, error) -> {
                     if (error != null) {
+                        attempt.complete(null);
                         // Connection trouble: RECONNECTED will queue again. Anything else is reported.
                         if (!isConnectionProblem(error)) {
                             LOG.error("LeaderLatch {} could not create its node", latchPath, Failures.unwrap(error));
@@ -220,21 +228,23 @@ public final class LeaderLatch implements AutoCloseable {
                             earlyListing = null;
                         }
                     }
-                    if (current) {
-                        // Watch our own node too: if someone deletes it (or the whole latch path), a leader
-                        // must stop leading at once, not when it next reconnects. One request per join; a read,
-                        // not exists, so a node deleted meanwhile leaves no watch behind.
-                        client.getData().usingWatcher(ownNodeWatcher).forPathAsync(path).whenComplete((d, e) -> {
-                            if (Failures.code(e) == KeeperException.Code.NONODE) {
-                                ownNodeChanged(new WatchedEvent(Watcher.Event.EventType.NodeDeleted,
-                                        Watcher.Event.KeeperState.SyncConnected, path));
-                            }
-                        });
-                        if (listing != null) {
-                            firstListing(gen, listing);
+                    if (!current) { // closed or reset while the create was in flight
+                        client.delete().guaranteed().quietly().forPathAsync(path)
+                                .whenComplete((v, e) -> attempt.complete(null));
+                        return;
+                    }
+                    attempt.complete(null);
+                    // Watch our own node too: if someone deletes it (or the whole latch path), a leader
+                    // must stop leading at once, not when it next reconnects. One request per join; a read,
+                    // not exists, so a node deleted meanwhile leaves no watch behind.
+                    client.getData().usingWatcher(ownNodeWatcher).forPathAsync(path).whenComplete((d, e) -> {
+                        if (Failures.code(e) == KeeperException.Code.NONODE) {
+                            ownNodeChanged(new WatchedEvent(Watcher.Event.EventType.NodeDeleted,
+                                    Watcher.Event.KeeperState.SyncConnected, path));
                         }
-                    } else {
-                        deleteNode(path); // closed or reset while the create was in flight
+                    });
+                    if (listing != null) {
+                        firstListing(gen, listing);
                     }
                 });
         // Pipelined behind the create: ZooKeeper answers one session's requests in order, so the listing already
@@ -671,7 +681,9 @@ public final class LeaderLatch implements AutoCloseable {
 
     /**
      * Leaves the election: gives up leadership, removes this latch's node (retrying in the background if the
-     * connection is down), its watch and its connection listener. Closing a closed latch does nothing.
+     * connection is down), its watch and its connection listener. A node whose create is still unanswered is
+     * waited for (up to the session timeout, not on ZooKeeper's event thread) and deleted before this returns.
+     * Closing a closed latch does nothing.
      *
      * @param mode whether listeners hear {@code notLeader()}
      * @throws NullPointerException if {@code mode} is null
@@ -681,11 +693,13 @@ public final class LeaderLatch implements AutoCloseable {
         String path;
         String watched;
         boolean wasStarted;
+        CompletableFuture<Void> pending;
         List<CompletableFuture<Void>> waiting;
         synchronized (this) {
             wasStarted = lifecycle.close() == Lifecycle.State.STARTED;
             generation++;
             path = ourPath;
+            pending = createInFlight;
             watched = watchedPath;
             ourPath = null;
             watchedPath = null;
@@ -726,6 +740,9 @@ public final class LeaderLatch implements AutoCloseable {
             } else {
                 deleteNode(path);
             }
+        } else if (pending != null && !Requests.awaitAtClose(client, pending)) {
+            // it deletes what it made once it sees we are closed
+            LOG.debug("LeaderLatch {}: the create in flight at close is finished in the background", latchPath);
         }
     }
 

@@ -14,9 +14,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.WatchedEvent;
@@ -282,8 +280,9 @@ public final class PersistentNode implements AutoCloseable {
         }
         client.getConnectionStateListenable().removeListener(connectionListener);
         if (path == null) {
-            if (pending != null) {
-                awaitAttempt(pending); // it deletes what it made once it sees we are closed
+            if (pending != null && !Requests.awaitAtClose(client, pending)) {
+                // it deletes what it made once it sees we are closed
+                LOG.debug("PersistentNode {}: the create in flight at close is finished in the background", basePath);
             }
             return;
         }
@@ -300,20 +299,6 @@ public final class PersistentNode implements AutoCloseable {
             Thread.currentThread().interrupt();
         } catch (IllegalStateException e) {
             LOG.debug("PersistentNode {}: client already closed", path);
-        }
-    }
-
-    /** Waits, where waiting can end, for the attempt in flight at close to have deleted what it made. */
-    private void awaitAttempt(CompletableFuture<Void> pending) {
-        if (!client.isConnected() || client.isEventThread()) {
-            return;
-        }
-        try {
-            pending.get(client.getZooKeeper().getSessionTimeout(), TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } catch (ExecutionException | TimeoutException | IllegalStateException e) {
-            LOG.debug("PersistentNode {}: the create in flight at close is finished in the background", basePath);
         }
     }
 

@@ -3,13 +3,12 @@ package dev.baton.recipes.nodes;
 import dev.baton.BatonClient;
 import dev.baton.internal.BatonPaths;
 import dev.baton.internal.Failures;
+import dev.baton.internal.Requests;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.slf4j.Logger;
@@ -239,7 +238,9 @@ public final class PersistentTtlNode implements AutoCloseable {
         }
         node.getListenable().removeListener(touchOnCreate);
         if (wasStarted) {
-            awaitTouch(inFlight); // so that no touch re-creates the child after it is deleted
+            if (!Requests.awaitAtClose(client, inFlight)) { // so that no touch re-creates the deleted child
+                LOG.debug("PersistentTtlNode {}: the touch in flight at close did not finish", childPath);
+            }
             try {
                 if (client.isConnected() && !client.isEventThread()) {
                     client.delete().guaranteed().quietly().forPath(childPath);
@@ -255,19 +256,6 @@ public final class PersistentTtlNode implements AutoCloseable {
             }
         }
         node.close();
-    }
-
-    private void awaitTouch(CompletableFuture<?> inFlight) {
-        if (inFlight.isDone() || !client.isConnected() || client.isEventThread()) {
-            return;
-        }
-        try {
-            inFlight.get(client.getSessionTimeout().toMillis(), TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } catch (ExecutionException | TimeoutException e) {
-            LOG.debug("PersistentTtlNode {}: the touch in flight at close did not finish", childPath);
-        }
     }
 
     @Override

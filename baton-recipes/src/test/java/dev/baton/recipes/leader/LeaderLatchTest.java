@@ -101,6 +101,24 @@ class LeaderLatchTest {
     }
 
     @Test
+    void aLatchClosedWhileItsCreateIsInFlightLeavesNoNodeOnceCloseReturns() throws Exception {
+        clients.get(0).create().forPath("/latch-closed-early");
+        zk.server().resetStatistics();
+        try (TcpProxy proxy = TcpProxy.start("latch", zk.port());
+                BatonClient far = newClient(proxy.address())) {
+            LeaderLatch latch = new LeaderLatch(far, "/latch-closed-early", "far");
+            proxy.latency(Duration.ofSeconds(1)); // each way: the create's answer is 2 s from the start
+            latch.start();
+            await().atMost(Duration.ofSeconds(30))
+                    .until(() -> zk.server().requestCounts().keySet().stream().anyMatch(op -> op.startsWith("create")));
+            assertThat(latch.getOurPath()).as("the create's answer, at close").isNull();
+            latch.close();
+            assertThat(clients.get(0).getChildren().forPath("/latch-closed-early")).isEmpty();
+            proxy.latency(Duration.ZERO);
+        }
+    }
+
+    @Test
     void inALongerQueueEachNewLeaderLeadsWithoutListing() throws Exception {
         clients.add(newClient()); // one client per latch, to tell who sends what
         List<SentRequests> sent = clients.stream().map(SentRequests::new).toList();
