@@ -335,7 +335,9 @@ class CuratorComplaintsTest {
             Stat stat = observer.checkExists().forPath("/c320/svc/x");
             return stat != null && stat.getCzxid() != curatorCzxid;
         });
-        assertThat(flaps).as("Curator's instance went away and came back").contains("/c320");
+        // The cache hears of it after its own resync, a few round trips after the observer's read.
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThat(flaps)
+                .as("Curator's instance went away and came back").contains("/c320"));
         await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(3))
                 .until(() -> observer.checkExists().forPath("/b320/svc/x").getCzxid() == batonCzxid);
         assertThat(flaps).as("Baton's instance never left").doesNotContain("/b320");
