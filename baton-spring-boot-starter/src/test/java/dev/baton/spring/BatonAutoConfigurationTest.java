@@ -168,6 +168,13 @@ class BatonAutoConfigurationTest {
     }
 
     @Test
+    void aCustomizerThatSetsAnOptionTheStarterSetFailsTheContextClearly() {
+        connected().withBean(BatonBuilderCustomizer.class, () -> builder -> builder.retryPolicy(new RetryOneTime(1)))
+                .run(context -> assertThat(context).hasFailed().getFailure().rootCause()
+                        .isInstanceOf(IllegalStateException.class).hasMessageContaining("retryPolicy"));
+    }
+
+    @Test
     void theApplicationsOwnBeansWin() {
         connected().withUserConfiguration(OwnClient.class, OwnRegistry.class).run(context -> {
             assertThat(context).hasSingleBean(BatonClient.class);
