@@ -138,14 +138,15 @@ class BatonCacheLoadTest {
         writer.setData().forPath("/depth/a/x", bytes("too deep"));
         writer.create().forPath("/depth/c", bytes("c"));
         await().until(() -> cache.get("/depth/c").isPresent());
-        assertThat(rec.briefsFrom(3)).containsExactly("NODE_CREATED /depth/c");
+        // The cache is updated before its listeners hear of it: wait for what they heard.
+        await().untilAsserted(() -> assertThat(rec.briefsFrom(3)).containsExactly("NODE_CREATED /depth/c"));
         assertThat(cache.children("/depth")).containsOnlyKeys("a", "b", "c");
         assertThat(cache.children("/depth/a")).isEmpty();
         assertThat(cache.children("/depth/nope")).isNull();
 
         writer.delete().deletingChildrenIfNeeded().forPath("/depth/a");
         await().until(() -> cache.get("/depth/a").isEmpty());
-        assertThat(rec.briefsFrom(4)).containsExactly("NODE_DELETED /depth/a");
+        await().untilAsserted(() -> assertThat(rec.briefsFrom(4)).containsExactly("NODE_DELETED /depth/a"));
         assertThatThrownBy(() -> BatonCache.build(client, "/depth", -1)).isInstanceOf(IllegalArgumentException.class);
     }
 

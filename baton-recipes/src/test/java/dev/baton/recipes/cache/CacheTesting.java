@@ -142,7 +142,8 @@ final class CacheTesting {
         }
 
         List<String> briefsFrom(int from) {
-            return briefs().subList(from, events.size());
+            List<String> all = briefs(); // one snapshot: events may be added meanwhile
+            return all.subList(from, all.size());
         }
 
         /**

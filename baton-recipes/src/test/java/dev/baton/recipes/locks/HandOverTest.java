@@ -234,8 +234,10 @@ class HandOverTest {
         holder.release();
         Hold thirdHold = thirdWaiting.get(10, TimeUnit.SECONDS);
         assertThat(secondWaiting).as("the re-queued waiter behind the third").isNotDone();
+        // get() may return before the completing thread has run the thenRun stages: wait for them.
+        await().atMost(WAIT).untilAsserted(() -> assertThat(order).containsExactly("third"));
         thirdHold.release();
         secondWaiting.get(10, TimeUnit.SECONDS).release();
-        assertThat(order).containsExactly("third", "second");
+        await().atMost(WAIT).untilAsserted(() -> assertThat(order).containsExactly("third", "second"));
     }
 }

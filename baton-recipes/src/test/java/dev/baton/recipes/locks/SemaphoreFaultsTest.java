@@ -128,7 +128,10 @@ class SemaphoreFaultsTest {
         await().atMost(Duration.ofSeconds(30)).until(() -> lease.state() != HoldState.SUSPENDED);
         zk.ensemble().start(server);
         assertThat(lease.state()).isEqualTo(HoldState.HELD);
-        assertThat(holder.holdStates).containsExactly(HoldState.SUSPENDED, HoldState.HELD);
+        // The state is set before the listeners hear of it: wait for them.
+        await().atMost(Duration.ofSeconds(30))
+                .untilAsserted(() -> assertThat(holder.holdStates)
+                        .containsExactly(HoldState.SUSPENDED, HoldState.HELD));
         assertThat(acquired.get(2)).isNotDone();
         assertThat(acquired.get(3)).isNotDone();
 
@@ -159,7 +162,10 @@ class SemaphoreFaultsTest {
 
         holder.link.heal();
         await().atMost(Duration.ofSeconds(30)).until(() -> lease.state() == HoldState.LOST);
-        assertThat(holder.holdStates).containsExactly(HoldState.SUSPENDED, HoldState.LOST);
+        // The state is set before the listeners hear of it: wait for them.
+        await().atMost(Duration.ofSeconds(30))
+                .untilAsserted(() -> assertThat(holder.holdStates)
+                        .containsExactly(HoldState.SUSPENDED, HoldState.LOST));
         assertThat(lease.fencingToken()).isEmpty();
         assertThat(holder.recipe.heldInThisProcess()).isFalse();
     }

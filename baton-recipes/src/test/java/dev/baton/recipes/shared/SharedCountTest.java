@@ -55,6 +55,17 @@ class SharedCountTest {
         }
     }
 
+    /**
+     * Returns once the server has counted every request the client's recipes sent in answer to the events the
+     * client received so far. The first read's stages run on the client's event thread after those events (and
+     * so after the requests their handlers sent); the server answers one session's requests in order, so the
+     * second read's reply comes after theirs were counted.
+     */
+    private static void readsSettled(BatonClient client, String path) throws Exception {
+        client.checkExists().forPathAsync(path).thenCompose(stat -> client.checkExists().forPathAsync(path))
+                .get(10, TimeUnit.SECONDS);
+    }
+
     @Test
     void seedsOnceAndEveryInstanceFollowsTheValue() throws Exception {
         BatonClient a = resources.client();
@@ -73,7 +84,8 @@ class SharedCountTest {
         first.setCount(8);
         assertThat(first.getCount()).isEqualTo(8);
         await().until(() -> second.getCount() == 8);
-        assertThat(heard.counts).containsExactly(8);
+        // The count is set before the listeners hear of it: wait for them.
+        await().untilAsserted(() -> assertThat(heard.counts).containsExactly(8));
         assertThat(second.getVersionedValue().getVersion()).isEqualTo(1);
         assertThat(second.getVersionedValue().getValue()).isEqualTo(8);
 
@@ -106,7 +118,11 @@ class SharedCountTest {
         // second may not have heard yet: its write goes to the server and fails on the version.
         assertThat(second.trySetCount(seenByBoth, 2)).isFalse();
         await().until(() -> second.getCount() == 1);
-        // Known stale locally: false without a write.
+        // Known stale locally: false without a write. Both watches saw the write above and read the value
+        // again in the background (first's read changes nothing it knows, so only the server sees it): let
+        // every such read be counted first.
+        readsSettled(a, "/counts/try");
+        readsSettled(b, "/counts/try");
         long before = zk.server().requestCount();
         assertThat(second.trySetCount(seenByBoth, 3)).isFalse();
         assertThat(zk.server().requestCount()).isEqualTo(before);
@@ -168,7 +184,7 @@ class SharedCountTest {
         assertThat(first.setCountAsync(6).get(10, TimeUnit.SECONDS)).isNull();
         assertThat(first.getVersionedValue()).isEqualTo(new VersionedValue<>(1, 6)); // known when complete
         await().until(() -> second.getCount() == 6);
-        assertThat(heard.counts).containsExactly(6);
+        await().untilAsserted(() -> assertThat(heard.counts).containsExactly(6));
 
         VersionedValue<Integer> seen = first.getVersionedValue();
         assertThat(first.trySetCountAsync(seen, 7).get(10, TimeUnit.SECONDS)).isTrue();
@@ -181,7 +197,7 @@ class SharedCountTest {
         await().until(() -> second.getCount() == 7);
         assertThat(second.trySetCountAsync(second.getVersionedValue(), 8).get(10, TimeUnit.SECONDS)).isTrue();
         await().until(() -> first.getCount() == 8);
-        assertThat(heard.counts).containsExactly(6, 7, 8);
+        await().untilAsserted(() -> assertThat(heard.counts).containsExactly(6, 7, 8));
         assertThat(a.getData().forPath("/counts/async/a")).containsExactly(0, 0, 0, 8);
         assertThatThrownBy(() -> first.trySetCountAsync(null, 1)).isInstanceOf(NullPointerException.class)
                 .hasMessageContaining("previous");
@@ -255,7 +271,7 @@ class SharedCountTest {
         other.delete().forPath("/counts/recreated");
         other.create().creatingParentsIfNeeded().forPath("/counts/recreated", SharedCount.toBytes(1)); // version 0 again
         await().until(() -> count.getCount() == 1);
-        assertThat(heard.counts).containsExactly(6, 7, 1);
+        await().untilAsserted(() -> assertThat(heard.counts).containsExactly(6, 7, 1));
 
         zk.server().stop();
         await().until(() -> heard.states.contains(ConnectionState.SUSPENDED));

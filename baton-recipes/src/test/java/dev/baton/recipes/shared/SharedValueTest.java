@@ -66,7 +66,8 @@ class SharedValueTest {
         assertThat(seen.version()).isEqualTo(1);
         assertThat(second.trySetValue(seen, "three".getBytes(UTF_8))).isTrue();
         await().until(() -> text(first).equals("three"));
-        assertThat(heard.values).containsExactly("two", "three");
+        // The value is set before the listeners hear of it (possibly on another thread): wait for them.
+        await().untilAsserted(() -> assertThat(heard.values).containsExactly("two", "three"));
 
         second.setValueAsync(new byte[0]).get(10, TimeUnit.SECONDS);
         await().until(() -> first.getValue().length == 0);
@@ -117,7 +118,8 @@ class SharedValueTest {
         other.delete().forPath("/values/recreated");
         other.create().forPath("/values/recreated", "again".getBytes(UTF_8)); // version 0 again
         await().until(() -> text(value).equals("again"));
-        assertThat(heard.values).containsExactly("again");
+        // The value is set before the listeners hear of it: wait for them.
+        await().untilAsserted(() -> assertThat(heard.values).containsExactly("again"));
 
         zk.server().stop();
         await().until(() -> heard.states.contains(ConnectionState.SUSPENDED));
@@ -139,7 +141,7 @@ class SharedValueTest {
         await().atMost(Duration.ofSeconds(20)).until(() -> heard.states.contains(ConnectionState.RECONNECTED));
         other.setData().forPath("/values/expired", "after".getBytes(UTF_8));
         await().until(() -> text(value).equals("after"));
-        assertThat(heard.values).containsExactly("after");
+        await().untilAsserted(() -> assertThat(heard.values).containsExactly("after"));
     }
 
     @Test
