@@ -229,8 +229,7 @@ public final class LeaderLatch implements AutoCloseable {
                         }
                     }
                     if (!current) { // closed or reset while the create was in flight
-                        client.delete().guaranteed().quietly().forPathAsync(path)
-                                .whenComplete((v, e) -> attempt.complete(null));
+                        deleteNode(path).whenComplete((v, e) -> attempt.complete(null));
                         return;
                     }
                     attempt.complete(null);
@@ -478,8 +477,9 @@ public final class LeaderLatch implements AutoCloseable {
                 : LeaderLatchListener::notLeader));
     }
 
-    private void deleteNode(String path) {
-        client.delete().guaranteed().quietly().forPathAsync(path).exceptionally(e -> null);
+    /** Deletes a node of ours, retried in the background until done; the future completes after the first try. */
+    private CompletableFuture<Void> deleteNode(String path) {
+        return client.delete().guaranteed().quietly().forPathAsync(path).exceptionally(e -> null);
     }
 
     /**
