@@ -146,7 +146,7 @@ class SharedValueTest {
 
     @Test
     void closeLeavesNoWatchAndNoListener() throws Exception {
-        BatonClient client = resources.client();
+        BatonClient client = resources.untrackedClient(); // counts the server's watches
         int before = zk.server().watchCount();
         SharedValue value = value(client, "/values/closed", "v");
         Heard heard = new Heard();
