@@ -12,7 +12,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalLong;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.zookeeper.AddWatchMode;
 import org.apache.zookeeper.WatchedEvent;
@@ -99,29 +98,13 @@ final class LeaderSelectorDemo implements Demo {
         for (int i = PARTICIPANTS - 1; i >= 0; i--) {
             selectors.get(i).close();
         }
-        List<Participant> left = waitForEmptyQueue(viewer, selectors.get(0));
+        // close() returns once the selector's node is gone, the leader's too (its takeLeadership is interrupted).
+        List<Participant> left = new ArrayList<>(selectors.get(0).getParticipants());
+        if (!left.isEmpty()) {
+            throw new DemoException("selectors still in " + LEADER_PATH + " after closing: " + left);
+        }
         viewer.delete().quietly().deletingChildrenIfNeeded().forPath(LEADER_PATH);
         ctx.log("clean", "%d participants left; %s deleted", left.size(), LEADER_PATH);
-    }
-
-    /**
-     * A closed selector that was leading releases its node once its interrupted {@code takeLeadership} returns;
-     * waits for that through the queue's child watch.
-     */
-    private static List<Participant> waitForEmptyQueue(BatonClient viewer, LeaderSelector any) throws Exception {
-        long deadline = System.nanoTime() + DemoContext.AWAIT_TIMEOUT.toNanos();
-        while (true) {
-            CountDownLatch changed = new CountDownLatch(1);
-            List<String> children = viewer.getChildren().usingWatcher(e -> changed.countDown())
-                    .forPath(LEADER_PATH);
-            if (BatonPaths.sortBySequence(children, NODE_NAME).isEmpty()) {
-                return new ArrayList<>(any.getParticipants());
-            }
-            long left = deadline - System.nanoTime();
-            if (left <= 0 || !changed.await(left, TimeUnit.NANOSECONDS)) {
-                throw new DemoException("selector nodes still in " + LEADER_PATH + " after closing: " + children);
-            }
-        }
     }
 
     /** One participant's turns: prints each, works, returns. After the last turn it just holds until closed. */

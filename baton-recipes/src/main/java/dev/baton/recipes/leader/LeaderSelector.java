@@ -4,6 +4,7 @@ import dev.baton.BatonClient;
 import dev.baton.internal.BatonPaths;
 import dev.baton.internal.Failures;
 import dev.baton.internal.Lifecycle;
+import dev.baton.internal.Requests;
 import dev.baton.recipes.locks.Hold;
 import dev.baton.recipes.locks.InterProcessMutex;
 import dev.baton.state.ConnectionState;
@@ -69,6 +70,8 @@ public final class LeaderSelector implements AutoCloseable {
     private boolean autoRequeue;
     private boolean queued;
     private CompletableFuture<Hold> attempt;
+    /** The mutex {@code attempt} came from (one per turn), to give the attempt up. */
+    private InterProcessMutex attemptMutex;
     private Hold hold;
     private Thread leaderThread;
     private boolean interruptRequested;
@@ -204,6 +207,7 @@ public final class LeaderSelector implements AutoCloseable {
             queued = true;
             InterProcessMutex mutex = new InterProcessMutex(client, leaderPath, id.getBytes(StandardCharsets.UTF_8));
             attempt = mutex.acquireAsync();
+            attemptMutex = mutex;
             started = attempt;
             turn = newTurn;
         }
@@ -430,27 +434,41 @@ public final class LeaderSelector implements AutoCloseable {
 
     /**
      * Leaves the election: stops queueing, interrupts {@code takeLeadership} if it runs (the lock is released
-     * when it returns), and removes the connection listener. Closing twice does nothing.
+     * when it returns), and removes the connection listener. Returns once this selector's node is gone from the
+     * server: it waits for a turn it gives up to leave the queue, and for an interrupted {@code takeLeadership}
+     * to return, for at most one session timeout. It does not wait where the wait could not end: inside
+     * {@code takeLeadership}, on ZooKeeper's event thread, or while disconnected (the node then goes in the
+     * background, or with the session). Closing twice does nothing.
      */
     @Override
     public void close() {
         CompletableFuture<Hold> pending;
+        InterProcessMutex pendingMutex;
+        CompletableFuture<Void> leading = null;
         synchronized (this) {
             boolean started = lifecycle.close() == Lifecycle.State.STARTED;
             if (!started) {
                 return;
             }
             pending = attempt;
+            pendingMutex = attemptMutex;
             attempt = null;
             if (leaderThread != null) {
                 leaderThread.interrupt();
+                if (leaderThread != Thread.currentThread()) {
+                    leading = turn; // completed once the lock is released
+                }
             } else if (hold != null) {
                 interruptRequested = true;
+                leading = turn;
             }
         }
         client.getConnectionStateListenable().removeListener(connectionListener);
         if (pending != null) {
-            pending.complete(null); // gives the attempt up; if it won meanwhile, acquired() releases it
+            // Gives the attempt up; if it won meanwhile, it is released here (and acquired() finds it released).
+            Requests.awaitAtClose(client, pendingMutex.giveUpAsync(pending));
+        } else if (leading != null) {
+            Requests.awaitAtClose(client, leading);
         }
     }
 }

@@ -47,6 +47,8 @@ public final class InterProcessMutex implements InterProcessLock, Revocable<Inte
     private final Supplier<LockQueue.Driver> drivers;
     private final Map<Thread, Owned> owners = new ConcurrentHashMap<>();
     private final Map<Hold, Boolean> asyncHolds = new ConcurrentHashMap<>();
+    /** Each waiting {@link #acquireAsync()} acquisition, with its attempt's {@link LockAttempt#cleaned()}. */
+    private final Map<CompletableFuture<Hold>, CompletableFuture<Void>> cleanups = new ConcurrentHashMap<>();
     private volatile Revocation<InterProcessMutex> revocation;
 
     private static final class Owned {
@@ -156,12 +158,13 @@ public final class InterProcessMutex implements InterProcessLock, Revocable<Inte
     }
 
     /**
-     * Acquires without holding a thread while waiting.
+     * Acquires without holding a thread while waiting. Completing the returned future with null gives the
+     * acquisition up (its node is deleted); {@link #giveUpAsync(CompletableFuture)} also tells when that is done.
      *
      * @return the hold, to be released by any thread
      */
     public CompletableFuture<Hold> acquireAsync() {
-        return track(queue.acquire(nodeData, -1, drivers.get()));
+        return start(-1);
     }
 
     /**
@@ -177,7 +180,47 @@ public final class InterProcessMutex implements InterProcessLock, Revocable<Inte
         if (time < 0) {
             throw new IllegalArgumentException("time must be >= 0, was " + time);
         }
-        return track(queue.acquire(nodeData, unit.toNanos(time), drivers.get()));
+        return start(unit.toNanos(time));
+    }
+
+    /**
+     * Gives up an acquisition that {@link #acquireAsync()} of this mutex returned, and tells when nothing of it is
+     * left on the server. Completing the acquisition with null gives it up too, without telling when its node is
+     * gone; this is for a caller that must not return before then, such as a {@code close()}.
+     *
+     * @param acquisition a future returned by this mutex's {@code acquireAsync}
+     * @return a future that completes once the acquisition's node is deleted (if the connection is down then,
+     *         the delete goes on in the background and the session's end removes the node in any case); at once if
+     *         the acquisition had ended already. An acquisition that had won is released first, as
+     *         {@link Hold#release()} does, on the calling thread.
+     * @throws NullPointerException if {@code acquisition} is null
+     * @throws IllegalArgumentException if {@code acquisition} is still waiting but was not returned by this
+     *         mutex
+     */
+    public CompletableFuture<Void> giveUpAsync(CompletableFuture<Hold> acquisition) {
+        Objects.requireNonNull(acquisition, "acquisition");
+        CompletableFuture<Void> cleaned = cleanups.get(acquisition);
+        if (acquisition.complete(null)) {
+            if (cleaned == null) {
+                throw new IllegalArgumentException("acquisition was not returned by acquireAsync of the mutex "
+                        + queue.path + ": " + acquisition);
+            }
+            return cleaned.copy();
+        }
+        Hold won = acquisition.isCompletedExceptionally() ? null : acquisition.getNow(null);
+        if (won != null) {
+            won.release();
+        }
+        return CompletableFuture.completedFuture(null); // a null or a failure comes only once the node is gone
+    }
+
+    private CompletableFuture<Hold> start(long timeoutNanos) {
+        LockAttempt attempt = queue.attempt(nodeData, drivers.get());
+        CompletableFuture<Hold> tracked = track(attempt.start(timeoutNanos));
+        CompletableFuture<Void> cleaned = attempt.cleaned();
+        cleanups.put(tracked, cleaned);
+        tracked.whenComplete((hold, error) -> cleaned.whenComplete((v, e) -> cleanups.remove(tracked)));
+        return tracked;
     }
 
     /**

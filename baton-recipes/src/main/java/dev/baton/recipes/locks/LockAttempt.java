@@ -463,6 +463,15 @@ final class LockAttempt implements ConnectionStateListener {
         }
     }
 
+    /**
+     * Completes once the attempt has ended and no create or delete of its nodes is in flight: after a give-up
+     * or a time-out, its node is then gone from the server (unless the delete met a lost connection, when it is
+     * retried in the background). After a win it completes at once: the node is the hold's.
+     */
+    CompletableFuture<Void> cleaned() {
+        return cleaned;
+    }
+
     /** The failure of a completed future, or null if it succeeded. */
     private static Throwable failure(CompletableFuture<?> done) {
         return done.handle((v, error) -> error).join();

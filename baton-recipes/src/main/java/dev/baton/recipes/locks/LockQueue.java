@@ -196,7 +196,15 @@ final class LockQueue {
 
     /** As {@link #acquire(byte[], long)}, deciding with the given driver instead of the queue's own. */
     CompletableFuture<Hold> acquire(byte[] data, long timeoutNanos, Driver attemptDriver) {
-        return new LockAttempt(this, data, attemptDriver, Runnable::run).start(timeoutNanos);
+        return attempt(data, attemptDriver).start(timeoutNanos);
+    }
+
+    /**
+     * An attempt not started yet, for a caller that also needs its {@link LockAttempt#cleaned()}; driven by
+     * ZooKeeper's callbacks once started.
+     */
+    LockAttempt attempt(byte[] data, Driver attemptDriver) {
+        return new LockAttempt(this, data, attemptDriver, Runnable::run);
     }
 
     /**

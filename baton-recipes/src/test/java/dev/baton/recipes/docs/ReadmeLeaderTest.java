@@ -92,7 +92,7 @@ class ReadmeLeaderTest {
         selector.autoRequeue();
         selector.start();                   // no thread waits for leadership; takeLeadership runs on a shared pool
         awaitShutdown();                    // meanwhile this instance leads in turn with the others
-        selector.close();
+        selector.close();                   // returns once this instance's node is gone (see below)
         // README.md end leader-selector
         assertThat(batches.get()).isGreaterThanOrEqualTo(2);
     }

@@ -9,6 +9,7 @@ import dev.baton.BatonClient;
 import dev.baton.retry.RetryOneTime;
 import dev.baton.state.ConnectionState;
 import dev.baton.testing.EmbeddedZooKeeperExtension;
+import dev.baton.testing.TcpProxy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -18,6 +19,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
+import org.apache.zookeeper.KeeperException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -32,7 +34,11 @@ class LeaderSelectorTest {
     private final List<LeaderSelector> selectors = new ArrayList<>();
 
     private BatonClient client() throws InterruptedException {
-        BatonClient client = Baton.builder().connectString(zk.connectString())
+        return client(zk.connectString());
+    }
+
+    private BatonClient client(String connectString) throws InterruptedException {
+        BatonClient client = Baton.builder().connectString(connectString).ensembleTracker(false)
                 .sessionTimeout(Duration.ofSeconds(10)).retryPolicy(new RetryOneTime(10)).build();
         clients.add(client);
         client.start();
@@ -45,6 +51,15 @@ class LeaderSelectorTest {
         selector.setId(id);
         selectors.add(selector);
         return selector;
+    }
+
+    /** The children of a path, none if the path is gone (an empty election's container may be swept). */
+    private static List<String> children(BatonClient client, String path) throws Exception {
+        try {
+            return client.getChildren().forPath(path);
+        } catch (KeeperException.NoNodeException e) {
+            return List.of();
+        }
     }
 
     @AfterEach
@@ -259,6 +274,56 @@ class LeaderSelectorTest {
         await().until(() -> events.contains("second leads"));
         assertThat(events).containsExactly("first leads", "first interrupted", "second leads");
         assertThat(second.getParticipants()).extracting(Participant::id).containsExactly("second");
+    }
+
+    @Test
+    void closeReturnsOnceTheSelectorsNodeIsGone() throws Exception {
+        BatonClient near = client();
+        try (TcpProxy proxy = TcpProxy.start("selector", zk.port())) {
+            BatonClient far = client(proxy.address());
+            LeaderSelector leader = selector(far, "/close-sync", "leader", new LeaderSelectorListenerAdapter() {
+                @Override
+                public void takeLeadership(BatonClient client) throws Exception {
+                    new CountDownLatch(1).await(); // until interrupted by close()
+                }
+            });
+            LeaderSelector waiter = selector(far, "/close-sync", "waiter", new LeaderSelectorListenerAdapter() {
+                @Override
+                public void takeLeadership(BatonClient client) {
+                }
+            });
+            leader.start();
+            await().until(leader::hasLeadership);
+            waiter.start();
+            await().until(() -> near.getChildren().forPath("/close-sync").size() == 2);
+            proxy.latency(Duration.ofMillis(500)); // each way: a delete takes a second to be answered
+            waiter.close(); // gives up a waiting turn
+            assertThat(children(near, "/close-sync")).hasSize(1);
+            assertThat(Participants.all(near, "/close-sync", "lock-")).extracting(Participant::id)
+                    .containsExactly("leader");
+            leader.close(); // interrupts takeLeadership, which releases the lock when it returns
+            assertThat(children(near, "/close-sync")).isEmpty();
+            proxy.latency(Duration.ZERO);
+            far.close();
+        }
+    }
+
+    @Test
+    void closeInsideTakeLeadershipDoesNotWaitForItself() throws Exception {
+        BatonClient client = client();
+        List<String> events = new CopyOnWriteArrayList<>();
+        LeaderSelector[] self = new LeaderSelector[1];
+        self[0] = selector(client, "/close-inside", "inside", new LeaderSelectorListenerAdapter() {
+            @Override
+            public void takeLeadership(BatonClient c) {
+                self[0].close();
+                events.add("closed");
+            }
+        });
+        self[0].start();
+        // Waiting for itself, close() would return only after the session timeout (10 s).
+        await().atMost(Duration.ofSeconds(5)).until(() -> events.contains("closed"));
+        await().until(() -> children(client, "/close-inside").isEmpty());
     }
 
     @Test

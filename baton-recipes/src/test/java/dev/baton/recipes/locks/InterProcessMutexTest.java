@@ -8,6 +8,7 @@ import dev.baton.Baton;
 import dev.baton.BatonClient;
 import dev.baton.retry.RetryOneTime;
 import dev.baton.testing.EmbeddedZooKeeperExtension;
+import dev.baton.testing.TcpProxy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -32,7 +33,11 @@ class InterProcessMutexTest {
     private final List<BatonClient> clients = new ArrayList<>();
 
     private BatonClient client() throws InterruptedException {
-        BatonClient client = Baton.builder().connectString(zk.connectString())
+        return client(zk.connectString());
+    }
+
+    private BatonClient client(String connectString) throws InterruptedException {
+        BatonClient client = Baton.builder().connectString(connectString).ensembleTracker(false)
                 .sessionTimeout(Duration.ofSeconds(10)).retryPolicy(new RetryOneTime(10)).build();
         clients.add(client);
         client.start();
@@ -222,6 +227,36 @@ class InterProcessMutexTest {
             }
         }
         await().atMost(Duration.ofSeconds(30)).until(() -> lock.getParticipantNodes().isEmpty());
+    }
+
+    @Test
+    void giveUpAsyncCompletesOnceTheWaitersNodeIsGone() throws Exception {
+        InterProcessMutex holder = new InterProcessMutex(client(), "/mutex/give-up");
+        holder.acquire();
+        try (TcpProxy proxy = TcpProxy.start("mutex", zk.port())) {
+            BatonClient far = client(proxy.address());
+            InterProcessMutex waiter = new InterProcessMutex(far, "/mutex/give-up");
+            CompletableFuture<Hold> waiting = waiter.acquireAsync();
+            await().until(() -> holder.getParticipantNodes().size() == 2);
+            proxy.latency(Duration.ofMillis(500)); // each way: the delete is answered a second later
+            waiter.giveUpAsync(waiting).get(10, TimeUnit.SECONDS);
+            assertThat(waiting).isCompletedWithValue(null);
+            assertThat(holder.getParticipantNodes()).hasSize(1);
+            proxy.latency(Duration.ZERO);
+
+            holder.release();
+            CompletableFuture<Hold> won = waiter.acquireAsync();
+            Hold hold = won.get(10, TimeUnit.SECONDS);
+            assertThat(waiter.giveUpAsync(won)).isCompletedWithValue(null); // a won acquisition is released
+            assertThat(hold.isHeld()).isFalse();
+            assertThat(holder.getParticipantNodes()).isEmpty();
+            far.close();
+        }
+        InterProcessMutex other = new InterProcessMutex(client(), "/mutex/give-up");
+        assertThatThrownBy(() -> other.giveUpAsync(new CompletableFuture<>()))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("/mutex/give-up");
+        assertThatThrownBy(() -> other.giveUpAsync(null)).isInstanceOf(NullPointerException.class)
+                .hasMessageContaining("acquisition");
     }
 
     @Test
