@@ -199,19 +199,18 @@ public final class InterProcessMutex implements InterProcessLock, Revocable<Inte
      */
     public CompletableFuture<Void> giveUpAsync(CompletableFuture<Hold> acquisition) {
         Objects.requireNonNull(acquisition, "acquisition");
-        CompletableFuture<Void> cleaned = cleanups.get(acquisition);
-        if (acquisition.complete(null)) {
-            if (cleaned == null) {
-                throw new IllegalArgumentException("acquisition was not returned by acquireAsync of the mutex "
-                        + queue.path + ": " + acquisition);
+        CompletableFuture<Void> cleaned = cleanups.get(acquisition); // kept until the acquisition is clean
+        if (cleaned == null && !acquisition.isDone()) {
+            throw new IllegalArgumentException("acquisition was not returned by acquireAsync of the mutex "
+                    + queue.path + ": " + acquisition);
+        }
+        if (!acquisition.complete(null)) {
+            Hold won = acquisition.isCompletedExceptionally() ? null : acquisition.getNow(null);
+            if (won != null) {
+                won.release();
             }
-            return cleaned.copy();
         }
-        Hold won = acquisition.isCompletedExceptionally() ? null : acquisition.getNow(null);
-        if (won != null) {
-            won.release();
-        }
-        return CompletableFuture.completedFuture(null); // a null or a failure comes only once the node is gone
+        return cleaned != null ? cleaned.copy() : CompletableFuture.completedFuture(null);
     }
 
     private CompletableFuture<Hold> start(long timeoutNanos) {

@@ -244,6 +244,14 @@ class InterProcessMutexTest {
             assertThat(holder.getParticipantNodes()).hasSize(1);
             proxy.latency(Duration.ZERO);
 
+            CompletableFuture<Hold> dropped = waiter.acquireAsync();
+            await().until(() -> holder.getParticipantNodes().size() == 2);
+            proxy.latency(Duration.ofMillis(500));
+            dropped.complete(null); // given up by the caller first: giveUpAsync still tells when the node is gone
+            waiter.giveUpAsync(dropped).get(10, TimeUnit.SECONDS);
+            assertThat(holder.getParticipantNodes()).hasSize(1);
+            proxy.latency(Duration.ZERO);
+
             holder.release();
             CompletableFuture<Hold> won = waiter.acquireAsync();
             Hold hold = won.get(10, TimeUnit.SECONDS);
@@ -253,8 +261,10 @@ class InterProcessMutexTest {
             far.close();
         }
         InterProcessMutex other = new InterProcessMutex(client(), "/mutex/give-up");
-        assertThatThrownBy(() -> other.giveUpAsync(new CompletableFuture<>()))
+        CompletableFuture<Hold> foreign = new CompletableFuture<>();
+        assertThatThrownBy(() -> other.giveUpAsync(foreign))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("/mutex/give-up");
+        assertThat(foreign).isNotDone();
         assertThatThrownBy(() -> other.giveUpAsync(null)).isInstanceOf(NullPointerException.class)
                 .hasMessageContaining("acquisition");
     }
