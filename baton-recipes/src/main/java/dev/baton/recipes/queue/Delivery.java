@@ -15,7 +15,6 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
@@ -41,7 +40,9 @@ import org.slf4j.LoggerFactory;
  *       that owns the lock node has ended meanwhile, the item is left alone: the lock node went with the
  *       session, so another consumer may be consuming it now (Curator deletes it anyway: CURATOR-605).</li>
  * </ul>
- * Items are consumed one at a time, on the executor.
+ * Items are consumed one at a time, on the executor, and claimed in delivery order even when other consumers win
+ * races for them: a consumer never takes an item ahead of one it has yet to try, so the items it receives come
+ * in sequence order (for the plain and id queues, the order in which each thread put them).
  *
  * <p>Thread-safety: thread-safe; state guarded by {@code this}.
  *
@@ -65,16 +66,12 @@ final class Delivery<T> implements Watcher, ConnectionStateListener {
      */
     private static final int WINDOW_FAST = 4;
     private static final long FAST_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
-    /** How many of the next pending items a contended consumer picks from. */
-    private static final int SPREAD = 8;
     /**
      * After this many races lost to other consumers since the last listing, list again (if the queue changed)
      * rather than go on through a listing that other consumers are emptying: a read, where each stale claim
      * is a write the server logs.
      */
     private static final int STALE_AFTER = 2;
-    /** How many claims stay spread after a lost race. */
-    private static final int SPREAD_CLAIMS = 32;
     /** At most this many lock nodes of items held by others are watched at once. */
     private static final int MAX_LOCK_WATCHES = 16;
 
@@ -108,7 +105,6 @@ final class Delivery<T> implements Watcher, ConnectionStateListener {
     private boolean repump;
     private final ArrayDeque<Claimed> ready = new ArrayDeque<>();
     private boolean consuming;
-    private int contended;
     private int lostSinceListing;
     private int takenSinceListing;
     private ScheduledFuture<?> timer;
@@ -308,31 +304,12 @@ final class Delivery<T> implements Watcher, ConnectionStateListener {
                 }
                 return;
             }
-            String name = contended > 0 ? pickSpread() : pending.poll();
+            String name = pending.poll();
             inFlight.add(name);
             claims++;
             takenSinceListing++;
             claim(name);
         }
-    }
-
-    /**
-     * After losing races for items to other consumers, take one of the next few pending items at random rather
-     * than the first: consumers that listed the same items then mostly claim different ones instead of all
-     * claiming the same one. A consumer alone never loses a race, and so always takes the first (FIFO).
-     */
-    private String pickSpread() {
-        contended--;
-        int r = ThreadLocalRandom.current().nextInt(Math.min(pending.size(), SPREAD));
-        ArrayDeque<String> skipped = new ArrayDeque<>(r);
-        for (int i = 0; i < r; i++) {
-            skipped.push(pending.poll());
-        }
-        String name = pending.poll();
-        while (!skipped.isEmpty()) {
-            pending.addFirst(skipped.pop());
-        }
-        return name;
     }
 
     private void due() {
@@ -459,7 +436,6 @@ final class Delivery<T> implements Watcher, ConnectionStateListener {
             claims--;
             inFlight.remove(name);
             if (toAnotherConsumer) {
-                contended = SPREAD_CLAIMS;
                 lostSinceListing++;
             }
             notifyAll();

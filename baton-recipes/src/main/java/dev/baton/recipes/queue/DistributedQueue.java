@@ -40,9 +40,15 @@ import org.slf4j.LoggerFactory;
  * whose session ends mid-message leaves the item for another consumer, and no item is consumed by two connected
  * consumers at once (a consumer told {@code LOST} must stop; its late finish does not remove an item another
  * consumer may now hold). Nothing is lost: a put is a transaction that also bumps the version of this
- * producer's ephemeral marker node {@code <queuePath>/_producer-<uuid>|...|}, so after a connection loss the queue
+ * producer's ephemeral marker node {@code <queuePath>-producers/<uuid>}, so after a connection loss the queue
  * tells applied puts from the others and sends only those again — a put is never doubled. Only if the session
- * itself ends with puts unanswered do they fail, with the {@link KeeperException} that ended them.
+ * itself ends with puts unanswered do they fail, with the {@link KeeperException} that ended them. Puts made
+ * from one thread enter the queue in the order of the calls, also when some are sent again.
+ *
+ * <h2>Layout</h2>
+ * The queue's node holds item nodes and nothing else. The producers' markers live in a container node beside it,
+ * {@code <queuePath>-producers}, created with the queue node's ACL when a producer first puts and removed by the
+ * server once the last producer has closed; the lock path, if any, is the one given to the builder.
  *
  * <h2>No thread while idle</h2>
  * The consumer is a state machine driven by a child watch and the answers to its requests; {@code
@@ -83,6 +89,7 @@ public final class DistributedQueue<T> implements QueueBase<T> {
     public void start() throws KeeperException, InterruptedException {
         state.start();
         ensure(config.queuePath());
+        producer.start(client.getACL().forPath(config.queuePath()));
         if (config.lockPath() != null) {
             ensure(config.lockPath());
         }

@@ -10,8 +10,10 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.data.ACL;
 import org.apache.zookeeper.data.Stat;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -23,26 +25,24 @@ import org.slf4j.LoggerFactory;
  * retry would queue the item twice), and a protected name ({@code _c_<uuid>-queue-...}) would hide the item from
  * Curator's consumers, which take only names that start with {@code queue-}. So each put is a transaction of two
  * operations: the sequential create of the item node, and a version-checked {@code setData} of this producer's
- * <em>marker</em>, an ephemeral node {@code <queuePath>/_producer-<uuid>|7FFFFFFFFFFFFFFF|} (Curator's consumers
- * skip it as a foreign node). Puts are sent back to back, the n-th with the marker version it expects;
- * ZooKeeper applies one session's requests in order, so the applied puts are always a prefix of those sent,
- * and after a connection loss the marker's version says exactly how many were applied: those are done, the rest
- * are sent again. Only if the session itself ended with puts unanswered (the marker went with it) is their
- * outcome unknown; they fail with the {@link KeeperException} that ended them.
+ * <em>marker</em>, an ephemeral node {@code <queuePath>-producers/<uuid>}. The markers live outside the queue's
+ * node, in a container node beside it (made with the queue node's ACL when the first producer needs it, removed
+ * by the server once the last marker is gone), so that the queue's node holds items and nothing else, as
+ * Curator's consumers, scripts and dashboards expect. Puts are sent back to back, the n-th with the marker
+ * version it expects, so a put can apply only right after the one before it: the applied puts are always a
+ * prefix of those queued, and the items' sequences follow the order of the calls. After a connection loss the
+ * marker's version says exactly how many were applied: those are done, the rest are sent again, in their order.
+ * Only if the session itself ended with puts unanswered (the marker went with it) is their outcome unknown; they
+ * fail with the {@link KeeperException} that ended them.
  *
  * <p>Thread-safety: thread-safe; requests are sent under the lock so that their order is the versions' order.
  */
 final class Producer {
     private static final Logger LOG = LoggerFactory.getLogger(Producer.class);
-    static final String MARKER_PREFIX = "_producer-";
-    /**
-     * Curator's delay-queue consumer reads a time between the last two {@code |} of every child's name (0 when
-     * there is none) and waits until the earliest child is due; a child whose time is in the past (or missing)
-     * makes it wait for the next change instead. A foreign child without a time would sort first and stall it; with the
-     * largest time, the marker sorts last and is never waited for. (Curator's id queue reads the same part as
-     * an id, which is harmless.)
-     */
-    static final String MARKER_SUFFIX = "|7FFFFFFFFFFFFFFF|";
+    /** What {@link #markerDirectory} adds to the queue's path. */
+    static final String MARKERS_SUFFIX = "-producers";
+    /** How often a marker's create may find its container gone (reaped between two requests) before it fails. */
+    private static final int CONTAINER_TRIES = 3;
 
     /** One put: what to create, and its outcome (the created path, or null if applied but not answered). */
     private static final class Put {
@@ -62,7 +62,9 @@ final class Producer {
     }
 
     private final BatonClient client;
-    private final String queuePath;
+    private final String markerDirectory;
+    /** The queue node's ACL, given to the markers and their container; set by {@link #start}. */
+    private volatile List<ACL> acl;
     /** This session's marker; a new session gets a new one (see {@link #createMarker()}). Guarded by this. */
     private String markerPath;
     /** Whether a marker was ever created (or tried): the next one needs a fresh name. Guarded by this. */
@@ -82,12 +84,31 @@ final class Producer {
 
     Producer(BatonClient client, String queuePath) {
         this.client = client;
-        this.queuePath = queuePath;
+        this.markerDirectory = markerDirectory(queuePath);
         this.markerPath = newMarkerPath();
     }
 
+    /**
+     * The container node beside a queue's node that holds its producers' markers.
+     *
+     * @param queuePath the queue's node
+     * @return {@code <queuePath>-producers}
+     */
+    static String markerDirectory(String queuePath) {
+        return (queuePath.equals("/") ? "" : queuePath) + MARKERS_SUFFIX;
+    }
+
+    /**
+     * Takes the ACL that this producer's markers (and their container, if it makes it) are created with.
+     *
+     * @param queueAcl the queue node's ACL
+     */
+    void start(List<ACL> queueAcl) {
+        acl = List.copyOf(queueAcl);
+    }
+
     private String newMarkerPath() {
-        return BatonPaths.makePath(queuePath, MARKER_PREFIX + UUID.randomUUID() + MARKER_SUFFIX);
+        return BatonPaths.makePath(markerDirectory, UUID.randomUUID().toString());
     }
 
     /**
@@ -137,13 +158,7 @@ final class Producer {
                     client.transactionOp().create().withMode(CreateMode.PERSISTENT_SEQUENTIAL)
                             .forPath(put.pathPrefix, put.data),
                     client.transactionOp().setData().withVersion(put.version).forPath(markerPath, new byte[0]));
-            CompletableFuture<List<dev.baton.BatonTransactionResult>> f;
-            try {
-                f = client.transaction().forOperationsAsync(ops);
-            } catch (RuntimeException e) {
-                f = CompletableFuture.failedFuture(e);
-            }
-            f.whenComplete((results, error) -> answered(put,
+            send(() -> client.transaction().forOperationsAsync(ops)).whenComplete((results, error) -> answered(put,
                     error == null ? results.get(0).resultPath() : null, error));
         }
     }
@@ -182,32 +197,48 @@ final class Producer {
             markerPath = newMarkerPath();
         }
         markerTried = true;
-        String path = markerPath;
-        CompletableFuture<String> f;
+        createMarker(markerPath, 1);
+    }
+
+    /** Creates the marker at {@code path}, and its container first if that is missing. */
+    private void createMarker(String path, int attempt) {
+        send(() -> client.create().withMode(CreateMode.EPHEMERAL).withACL(acl).forPathAsync(path))
+                .whenComplete((created, error) -> {
+                    KeeperException.Code code = error == null ? KeeperException.Code.OK : Failures.code(error);
+                    if (code == KeeperException.Code.NODEEXISTS) {
+                        adoptMarker(path);
+                    } else if (code == KeeperException.Code.NONODE && attempt < CONTAINER_TRIES) {
+                        createContainer(path, attempt);
+                    } else {
+                        // Answered just now, so the handle's session is the one that owns the marker.
+                        markerReady(0, error);
+                    }
+                });
+    }
+
+    /** The markers' container is missing (no producer had a marker yet, or the server reaped it): makes it. */
+    private void createContainer(String path, int attempt) {
+        send(() -> client.create().withMode(CreateMode.CONTAINER).withACL(acl).creatingParentContainersIfNeeded()
+                .forPathAsync(markerDirectory)).whenComplete((created, error) -> {
+                    if (error == null || Failures.code(error) == KeeperException.Code.NODEEXISTS) {
+                        createMarker(path, attempt + 1);
+                    } else {
+                        markerReady(0, error);
+                    }
+                });
+    }
+
+    private static <R> CompletableFuture<R> send(Supplier<CompletableFuture<R>> request) {
         try {
-            f = client.create().withMode(CreateMode.EPHEMERAL).forPathAsync(path);
+            return request.get();
         } catch (RuntimeException e) {
-            f = CompletableFuture.failedFuture(e);
+            return CompletableFuture.failedFuture(e);
         }
-        f.whenComplete((created, error) -> {
-            if (error != null && Failures.code(error) == KeeperException.Code.NODEEXISTS) {
-                adoptMarker(path);
-            } else {
-                // Answered just now, so the handle's session is the one that owns the marker.
-                markerReady(0, error);
-            }
-        });
     }
 
     /** The marker's create said it exists: takes it if this session owns it, else makes another. */
     private void adoptMarker(String path) {
-        CompletableFuture<Stat> f;
-        try {
-            f = client.checkExists().forPathAsync(path);
-        } catch (RuntimeException e) {
-            f = CompletableFuture.failedFuture(e);
-        }
-        f.whenComplete((stat, error) -> {
+        send(() -> client.checkExists().forPathAsync(path)).whenComplete((stat, error) -> {
             if (error != null) {
                 markerReady(0, error);
             } else if (stat != null && stat.getEphemeralOwner() == rawSession()) {
@@ -250,11 +281,7 @@ final class Producer {
         Stat stat = new Stat();
         CompletableFuture<byte[]> f;
         if (session == markerSession && session != 0) {
-            try {
-                f = client.getData().storingStatIn(stat).forPathAsync(markerPath);
-            } catch (RuntimeException e) {
-                f = CompletableFuture.failedFuture(e);
-            }
+            f = send(() -> client.getData().storingStatIn(stat).forPathAsync(markerPath));
         } else {
             f = CompletableFuture.failedFuture(KeeperException.create(KeeperException.Code.SESSIONEXPIRED));
         }

@@ -12,6 +12,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -56,6 +58,67 @@ class DistributedQueueTest {
         await().atMost(Duration.ofSeconds(20)).until(() -> consumer.consumed.size() == 100);
         assertThat(consumer.consumed).containsExactlyElementsOf(items(100));
         await().until(() -> itemNodes("/q/fifo").isEmpty());
+    }
+
+    /**
+     * Two producers put from one thread each, in the background; two consumers take turns on the items. Each
+     * consumer must receive each producer's items in that producer's order. (A consumer that lost a race once
+     * used to pick one of the next few items at random, and so received items out of order.)
+     */
+    @Test
+    void eachConsumerReceivesEachThreadsPutsInTheirOrder() throws Exception {
+        for (int round = 0; round < 3; round++) {
+            String path = "/q/order-" + round;
+            List<ExecutorService> executors = IntStream.range(0, 4)
+                    .mapToObj(i -> Executors.newSingleThreadExecutor()).toList();
+            List<Queues.Recording> consumers = List.of(new Queues.Recording(), new Queues.Recording());
+            try {
+                for (int c = 0; c < 2; c++) {
+                    resources.open(QueueBuilder.builder(client, consumers.get(c), STRINGS, path)
+                            .executor(executors.get(c)).buildQueue()).start();
+                }
+                List<DistributedQueue<String>> producers = new ArrayList<>();
+                for (int p = 0; p < 2; p++) {
+                    DistributedQueue<String> producer = resources.open(
+                            QueueBuilder.builder(resources.untrackedClient(), null, STRINGS, path).buildQueue());
+                    producer.start();
+                    producers.add(producer);
+                }
+                List<CompletableFuture<Void>> putters = new ArrayList<>();
+                for (int p = 0; p < 2; p++) {
+                    DistributedQueue<String> producer = producers.get(p);
+                    String prefix = "p" + p + "-";
+                    putters.add(CompletableFuture.runAsync(() -> {
+                        try {
+                            for (int i = 0; i < 50; i++) {
+                                producer.put(prefix + i);
+                            }
+                        } catch (Exception e) {
+                            throw new CompletionException(e);
+                        }
+                    }, executors.get(2 + p)));
+                }
+                CompletableFuture.allOf(putters.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
+                for (DistributedQueue<String> producer : producers) {
+                    assertThat(producer.flushPuts(20, TimeUnit.SECONDS)).isTrue();
+                }
+                await().atMost(Duration.ofSeconds(30))
+                        .until(() -> consumers.get(0).consumed.size() + consumers.get(1).consumed.size() == 100);
+                List<String> all = new ArrayList<>(consumers.get(0).consumed);
+                all.addAll(consumers.get(1).consumed);
+                assertThat(all).doesNotHaveDuplicates().hasSize(100);
+                for (Queues.Recording consumer : consumers) {
+                    for (String prefix : List.of("p0-", "p1-")) {
+                        List<Integer> got = consumer.consumed.stream().filter(m -> m.startsWith(prefix))
+                                .map(m -> Integer.parseInt(m.substring(prefix.length()))).toList();
+                        assertThat(got).as("round %d, %s items as one consumer received them", round, prefix)
+                                .isSorted();
+                    }
+                }
+            } finally {
+                executors.forEach(ExecutorService::shutdownNow);
+            }
+        }
     }
 
     @Test
@@ -193,7 +256,10 @@ class DistributedQueueTest {
         for (String name : itemNodes("/q/cut")) {
             data.add(ItemCodec.decode(client.getData().forPath("/q/cut/" + name), STRINGS).get(0));
         }
-        assertThat(data).hasSize(23).doesNotHaveDuplicates().startsWith("before", "cut", "after");
+        // In the order of the calls, also those sent again after the connection came back.
+        List<String> expected = new ArrayList<>(List.of("before", "cut", "after"));
+        IntStream.range(0, 20).forEach(i -> expected.add("pipelined-" + i));
+        assertThat(data).containsExactlyElementsOf(expected);
     }
 
     @Test
@@ -246,7 +312,8 @@ class DistributedQueueTest {
         // The client holds no watch of the queue's path any more (and so the server holds none for it).
         assertThatThrownBy(() -> client.getZooKeeper().removeAllWatches("/q/close", Watcher.WatcherType.Any,
                 false)).isInstanceOf(KeeperException.NoWatcherException.class);
-        assertThat(client.getChildren().forPath("/q/close")).isEmpty(); // marker gone, item consumed
+        assertThat(client.getChildren().forPath("/q/close")).isEmpty(); // item consumed
+        assertThat(client.getChildren().forPath(Producer.markerDirectory("/q/close"))).isEmpty(); // marker gone
         assertThat(client.getChildren().forPath("/q/close-locks")).isEmpty();
         if (listenersBefore >= 0) {
             assertThat(((dev.baton.internal.ListenerContainer<?>) client.getConnectionStateListenable()).size())

@@ -8,6 +8,10 @@ import static org.awaitility.Awaitility.await;
 import dev.baton.BatonClient;
 import dev.baton.recipes.TestResources;
 import dev.baton.testing.EmbeddedZooKeeperExtension;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.PrintStream;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -112,6 +116,79 @@ class QueueInteropTest {
             assertThat(theirs.consumed).containsExactlyElementsOf(items("b", 20));
         } finally {
             theirQueue.close();
+        }
+    }
+
+    /**
+     * Curator's consumer logs every child of the queue's node that is not an item ("Foreign node in queue path")
+     * on every listing. With Baton's producers open beside Curator's on one path, the queue's node holds only items
+     * and Curator logs nothing: Baton's markers live beside the queue's node.
+     */
+    @Test
+    void curatorMeetsNoForeignNodeWhileBatonProducersAreOpen() throws Exception {
+        PrintStream err = System.err;
+        ByteArrayOutputStream logged = new ByteArrayOutputStream();
+        // slf4j-simple (the tests' logger) writes each line to the System.err of the moment.
+        System.setErr(new PrintStream(new TeeStream(err, logged), true, UTF_8));
+        try {
+            DistributedQueue<String> ourProducer = resources.open(dev.baton.recipes.queue.QueueBuilder
+                    .builder(baton, null, STRINGS, "/iq/clean").buildQueue());
+            ourProducer.start();
+            var theirProducer = QueueBuilder.builder(curator, null, CURATOR_STRINGS, "/iq/clean").buildQueue();
+            theirProducer.start();
+            for (String item : items("b", 10)) {
+                ourProducer.put(item);
+            }
+            assertThat(ourProducer.flushPuts(10, TimeUnit.SECONDS)).isTrue();
+
+            Theirs theirs = new Theirs();
+            var theirQueue = QueueBuilder.builder(curator, theirs, CURATOR_STRINGS, "/iq/clean").buildQueue();
+            theirQueue.start();
+            try {
+                await().until(() -> theirs.consumed.size() == 10);
+                assertThat(theirs.consumed).containsExactlyElementsOf(items("b", 10));
+                // Drained, with a Baton producer open: nothing at all under the queue's node.
+                await().until(() -> baton.getChildren().forPath("/iq/clean").isEmpty());
+            } finally {
+                theirQueue.close();
+            }
+
+            Queues.Recording ours = new Queues.Recording();
+            DistributedQueue<String> ourQueue = resources.open(dev.baton.recipes.queue.QueueBuilder
+                    .builder(baton, ours, STRINGS, "/iq/clean").buildQueue());
+            ourQueue.start();
+            for (String item : items("c", 10)) {
+                theirProducer.put(item);
+            }
+            await().until(() -> ours.consumed.size() == 10);
+            assertThat(ours.consumed).containsExactlyElementsOf(items("c", 10));
+            theirProducer.close();
+        } finally {
+            System.setErr(err);
+        }
+        assertThat(logged.toString(UTF_8)).doesNotContain("Foreign node");
+    }
+
+    /** Writes to two streams. */
+    private static final class TeeStream extends OutputStream {
+        private final OutputStream first;
+        private final OutputStream second;
+
+        TeeStream(OutputStream first, OutputStream second) {
+            this.first = first;
+            this.second = second;
+        }
+
+        @Override
+        public void write(int b) throws IOException {
+            first.write(b);
+            second.write(b);
+        }
+
+        @Override
+        public void write(byte[] b, int off, int len) throws IOException {
+            first.write(b, off, len);
+            second.write(b, off, len);
         }
     }
 
