@@ -211,6 +211,15 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
     }
 
     /**
+     * The release the servers run: the one given to {@link Builder#serverVersion(String)}, else this JVM's.
+     *
+     * @return a version such as {@code 3.8.6}
+     */
+    public String serverVersion() {
+        return settings.serverVersion;
+    }
+
+    /**
      * The connect string clients should use: through the client proxies if they are enabled, else straight to
      * the servers. Lists every server, running or not.
      *
@@ -1208,6 +1217,8 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
         String heap = "128m";
         List<String> jvmArgs = new ArrayList<>();
         String classpath;
+        /** The server release, e.g. {@code 3.8.6}; null before {@link Builder#build()} for this JVM's own. */
+        String serverVersion;
         Map<String, String> extraConfig = new LinkedHashMap<>();
 
         Settings copy() {
@@ -1224,6 +1235,7 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
             c.heap = heap;
             c.jvmArgs = List.copyOf(jvmArgs);
             c.classpath = classpath;
+            c.serverVersion = serverVersion;
             c.extraConfig = Collections.unmodifiableMap(new LinkedHashMap<>(extraConfig));
             return c;
         }
@@ -1396,7 +1408,35 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
          */
         public Builder classpath(String classpath) {
             once("classpath");
+            if (set.contains("serverVersion")) {
+                throw new IllegalStateException("serverVersion and classpath cannot both be set");
+            }
             settings.classpath = Objects.requireNonNull(classpath, "classpath");
+            return this;
+        }
+
+        /**
+         * Runs servers of another ZooKeeper release than this JVM's: {@code 3.5}, {@code 3.6}, {@code 3.7},
+         * {@code 3.8} or {@code 3.9} (or the full version of that line's release, e.g. {@code 3.8.6}). The
+         * release's jars are resolved by Maven at build time through the module
+         * {@code dev.baton:baton-zookeeper-server-<line>}, which must be a (test) dependency of the caller; nothing
+         * is downloaded at run time. Default: the ZooKeeper on this JVM's class path. Security
+         * ({@link #security(ServerSecurity)}) needs the default.
+         *
+         * @param version a release line or version
+         * @return this builder
+         * @throws IllegalArgumentException if the line has no module on the class path, or the module holds
+         *     another release than the version asked for
+         * @throws IllegalStateException if already set, or {@link #classpath(String)} was set
+         */
+        public Builder serverVersion(String version) {
+            once("serverVersion");
+            if (set.contains("classpath")) {
+                throw new IllegalStateException("serverVersion and classpath cannot both be set");
+            }
+            ServerReleases.Release release = ServerReleases.find(Objects.requireNonNull(version, "version"));
+            settings.serverVersion = release.version();
+            settings.classpath = release.classpath();
             return this;
         }
 
@@ -1454,6 +1494,12 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
             }
             if (s.classpath == null) {
                 s.classpath = JavaCommand.currentClasspath();
+            }
+            if (s.serverVersion == null) {
+                s.serverVersion = org.apache.zookeeper.Version.getFullVersion().split("[- ,]", 2)[0];
+            } else if (s.security != ServerSecurity.NONE) {
+                throw new IllegalStateException("security needs the servers of this JVM's ZooKeeper, not "
+                        + s.serverVersion);
             }
             return new ZooKeeperEnsemble(s);
         }
