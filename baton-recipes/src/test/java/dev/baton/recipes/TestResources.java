@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.junit.jupiter.api.extension.AfterEachCallback;
@@ -30,12 +31,17 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * }</pre>
  */
 public final class TestResources implements AfterEachCallback {
-    private final EmbeddedZooKeeperExtension zk;
+    private final Supplier<String> connectString;
     private final List<AutoCloseable> open = new ArrayList<>();
 
     /** @param zk the server the clients connect to */
     public TestResources(EmbeddedZooKeeperExtension zk) {
-        this.zk = zk;
+        this(zk::connectString);
+    }
+
+    /** @param connectString where the clients connect, asked each time one is opened */
+    public TestResources(Supplier<String> connectString) {
+        this.connectString = connectString;
     }
 
     /**
@@ -63,7 +69,7 @@ public final class TestResources implements AfterEachCallback {
      */
     public BatonClient client(boolean ensembleTracker, Duration connectionTimeout, RetryPolicy retryPolicy)
             throws InterruptedException {
-        BatonClient client = open(Baton.builder().connectString(zk.connectString())
+        BatonClient client = open(Baton.builder().connectString(connectString.get())
                 .sessionTimeout(Duration.ofSeconds(10)).connectionTimeout(connectionTimeout)
                 .retryPolicy(retryPolicy).ensembleTracker(ensembleTracker).build());
         client.start();
@@ -73,7 +79,7 @@ public final class TestResources implements AfterEachCallback {
 
     /** A started Apache Curator client of the same server, connected (one retry after 10 ms), closed after the test. */
     public CuratorFramework curator() throws InterruptedException {
-        CuratorFramework curator = open(CuratorFrameworkFactory.newClient(zk.connectString(),
+        CuratorFramework curator = open(CuratorFrameworkFactory.newClient(connectString.get(),
                 new org.apache.curator.retry.RetryOneTime(10)));
         curator.start();
         assertThat(curator.blockUntilConnected(10, TimeUnit.SECONDS)).isTrue();
