@@ -30,6 +30,7 @@ final class ClientCore {
     private final int id = CLIENT_IDS.incrementAndGet();
     private final AtomicReference<BatonClient.State> state = new AtomicReference<>(BatonClient.State.LATENT);
     private final Session session = new Session(this);
+    private final ServerFeatures features = new ServerFeatures(this);
     private final ScheduledThreadPoolExecutor scheduler;
     private final ThreadPoolExecutor events;
     private final ListenerContainer<ConnectionStateListener> stateListeners;
@@ -84,6 +85,11 @@ final class ClientCore {
 
     Session session() {
         return session;
+    }
+
+    /** What the connected server can do. */
+    ServerFeatures features() {
+        return features;
     }
 
     ScheduledThreadPoolExecutor scheduler() {

@@ -126,6 +126,9 @@ final class CreateBuilderImpl extends OpBuilder<String> implements CreateBuilder
                 }
             });
         }
+        if (mode.isTTL()) {
+            created = client.core().features().explainFailure(ServerFeature.TTL_NODES, created, exec.isBlocking());
+        }
         return client.namespace().rootPath() == null ? created : created.thenApply(client::userPath);
     }
 

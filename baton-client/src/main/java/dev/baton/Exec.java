@@ -52,6 +52,11 @@ final class Exec {
         this.traced = traced;
     }
 
+    /** @return true for the blocking mode, whose futures are complete when returned */
+    boolean isBlocking() {
+        return blocking;
+    }
+
     /** This runner for one watched operation: its retries are counted in {@code operation}. */
     Exec tracing(Traced operation) {
         return new Exec(core, blocking, namespaceRoot, operation);

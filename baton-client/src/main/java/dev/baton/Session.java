@@ -89,6 +89,19 @@ final class Session {
         return connected;
     }
 
+    /** The server the current handle is connected to, or null while it is not. */
+    java.net.InetSocketAddress serverAddress() {
+        ZooKeeper current = zk;
+        return connected && current instanceof Handle handle ? handle.server() : null;
+    }
+
+    /** Counts connections: changes each time the client connects (to the same server or another). */
+    long connectionEpoch() {
+        synchronized (lock) {
+            return disconnectEpoch;
+        }
+    }
+
     /**
      * How long the current session is sure to stay alive on the server if the client hears nothing more:
      * last contact + negotiated timeout − margin − now, never negative. The margin (a tenth of the timeout,
@@ -137,8 +150,8 @@ final class Session {
         int timeoutMs = (int) config.sessionTimeout().toMillis();
         try {
             ZooKeeper handle = config.zkClientConfig() == null
-                    ? new ZooKeeper(connectString, timeoutMs, watcher, config.canBeReadOnly())
-                    : new ZooKeeper(connectString, timeoutMs, watcher, config.canBeReadOnly(), config.zkClientConfig());
+                    ? new Handle(connectString, timeoutMs, watcher, config.canBeReadOnly())
+                    : new Handle(connectString, timeoutMs, watcher, config.canBeReadOnly(), config.zkClientConfig());
             for (AuthInfo auth : config.authInfos()) {
                 handle.addAuthInfo(auth.scheme(), auth.auth());
             }

@@ -52,7 +52,11 @@ final class WatchersBuilderImpl implements WatchersBuilder {
         @Override
         CompletableFuture<Void> run(Exec exec, String path, byte[] data) {
             Watcher w = watcher != null ? watcher : client.eventWatcher();
-            return exec.retrying(Calls.addWatch(client.fullPath(path, false), path, w, mode));
+            ServerFeatures features = client.core().features();
+            boolean blocking = exec.isBlocking();
+            return features.explainFailure(ServerFeature.PERSISTENT_WATCHES,
+                    features.require(ServerFeature.PERSISTENT_WATCHES, blocking).thenCompose(v ->
+                            exec.retrying(Calls.addWatch(client.fullPath(path, false), path, w, mode))), blocking);
         }
 
         @Override
