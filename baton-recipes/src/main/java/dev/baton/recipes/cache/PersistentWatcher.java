@@ -3,6 +3,7 @@ package dev.baton.recipes.cache;
 import dev.baton.BatonClient;
 import dev.baton.BatonEventType;
 import dev.baton.BatonListener;
+import dev.baton.UnsupportedServerFeatureException;
 import dev.baton.internal.BatonPaths;
 import dev.baton.internal.Failures;
 import dev.baton.internal.Lifecycle;
@@ -42,6 +43,15 @@ import org.slf4j.LoggerFactory;
  * of type {@code None} and state {@link Watcher.Event.KeeperState#Closed}, as from Curator's watcher, and the
  * watcher is closed: a listener waiting for events learns that none will come.
  *
+ * <h2>Servers without persistent watches</h2>
+ * ZooKeeper has persistent watches since 3.6. On an older server the client refuses the watch without sending
+ * it ({@link dev.baton.UnsupportedServerFeatureException}, see {@link dev.baton.ServerFeature}); a watcher of one
+ * node then falls back to one-shot watches (an existence watch and, while the node exists, a child watch), set
+ * again after each event, and calls the reset listeners once they are in place. Events between a watch firing and
+ * its renewal come as the event that fired, so re-read on each event. A recursive watcher cannot fall back: it
+ * logs the exception's message (the feature, the version it needs and the server's) at error level and stays
+ * silent.
+ *
  * <p>Thread-safe; no thread of its own: listeners added without an executor run on ZooKeeper's event thread
  * (watch events, reset after the registration completes) and must not block.
  */
@@ -66,6 +76,8 @@ public final class PersistentWatcher implements AutoCloseable {
 
     // Guarded by this.
     private long generation;
+    /** The one-shot imitation of the watch, on a server without persistent watches; else null. */
+    private OneShotWatch oneShot;
 
     /**
      * @param client the client
@@ -135,7 +147,15 @@ public final class PersistentWatcher implements AutoCloseable {
             }
         }
         stopListening();
-        WatchRemoval.remove(client, watcher, basePath, mode(), "PersistentWatcher");
+        OneShotWatch fallback;
+        synchronized (this) {
+            fallback = oneShot;
+        }
+        if (fallback != null) {
+            fallback.close();
+        } else {
+            WatchRemoval.remove(client, watcher, basePath, mode(), "PersistentWatcher");
+        }
     }
 
     /** The client closed while the watcher was started: the listeners hear of it once, as a closed event. */
@@ -166,7 +186,10 @@ public final class PersistentWatcher implements AutoCloseable {
                     .usingWatcher(watcher).forPathAsync(basePath).whenComplete((ok, error) -> {
                         if (error != null) {
                             Throwable cause = Failures.unwrap(error);
-                            if (Failures.isConnectionProblem(cause) || cause instanceof IllegalStateException) {
+                            if (cause instanceof UnsupportedServerFeatureException unsupported) {
+                                unsupported(gen, unsupported);
+                            } else if (Failures.isConnectionProblem(cause)
+                                    || cause instanceof IllegalStateException) {
                                 LOG.debug("PersistentWatcher {}: registration failed, retried on reconnect: {}",
                                         basePath, cause.toString());
                             } else {
@@ -180,11 +203,8 @@ public final class PersistentWatcher implements AutoCloseable {
                                 WatchRemoval.remove(client, watcher, basePath, mode(), "PersistentWatcher", true);
                                 return;
                             }
-                            if (gen != generation) {
-                                return;
-                            }
                         }
-                        resetListeners.forEach(Runnable::run);
+                        registered(gen);
                     });
         } catch (IllegalStateException e) {
             LOG.debug("PersistentWatcher {}: client closed", basePath);
@@ -192,6 +212,46 @@ public final class PersistentWatcher implements AutoCloseable {
                 clientClosed();
             }
         }
+    }
+
+    /** The watch is in place: the reset listeners hear of it, unless a newer registration is under way. */
+    private void registered(long gen) {
+        synchronized (this) {
+            if (gen != generation || lifecycle.state() != Lifecycle.State.STARTED) {
+                return;
+            }
+        }
+        resetListeners.forEach(Runnable::run);
+    }
+
+    /**
+     * The server has no persistent watches (before ZooKeeper 3.6). A watch of one node falls back to one-shot
+     * watches set again after each event ({@link OneShotWatch}); a recursive watch cannot, and logs why once.
+     */
+    private void unsupported(long gen, UnsupportedServerFeatureException cause) {
+        if (recursive) {
+            LOG.error("PersistentWatcher {}: not watching: {}", basePath, cause.getMessage());
+            return;
+        }
+        OneShotWatch fallback;
+        synchronized (this) {
+            if (gen != generation || lifecycle.state() != Lifecycle.State.STARTED) {
+                return;
+            }
+            if (oneShot == null) {
+                LOG.info("PersistentWatcher {}: one-shot watches instead: {}", basePath, cause.getMessage());
+                oneShot = new OneShotWatch(client, basePath, this::process);
+            }
+            fallback = oneShot;
+        }
+        fallback.arm().whenComplete((ok, error) -> {
+            if (error == null) {
+                registered(gen);
+            } else {
+                LOG.debug("PersistentWatcher {}: one-shot watches not set, set again on reconnect: {}", basePath,
+                        error.toString());
+            }
+        });
     }
 
     private AddWatchMode mode() {

@@ -46,8 +46,9 @@ import org.slf4j.LoggerFactory;
  * }
  * }</pre>
  *
- * <p>The value is kept current by a persistent watch on the node (a {@link PersistentWatcher}), re-read after
- * every change and after every reconnection; there is no thread of its own. {@link #getValue()} answers from memory, with a copy. Versions are compared as serial
+ * <p>The value is kept current by a persistent watch on the node (a {@link PersistentWatcher}; on a server
+ * before ZooKeeper 3.6, one-shot watches set again after each event), re-read after every change and after every
+ * reconnection; there is no thread of its own. {@link #getValue()} answers from memory, with a copy. Versions are compared as serial
  * numbers, so a value is never taken for stale (or stale for new) when the node's data version wraps around from
  * {@code Integer.MAX_VALUE} to {@code Integer.MIN_VALUE}; {@code trySetValue} is exact even at version {@code -1},
  * which ZooKeeper's {@code setData} would read as "any version". If the node is deleted, the value keeps its last

@@ -2,10 +2,13 @@ package dev.baton.recipes.compat;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.baton.BatonClient;
 import dev.baton.BatonOp;
+import dev.baton.ServerFeature;
+import dev.baton.UnsupportedServerFeatureException;
 import dev.baton.recipes.TestResources;
 import dev.baton.recipes.atomic.DistributedAtomicLong;
 import dev.baton.recipes.barriers.DistributedBarrier;
@@ -47,8 +50,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.zookeeper.AddWatchMode;
 import org.apache.zookeeper.CreateMode;
-import org.apache.zookeeper.WatchedEvent;
 import org.apache.zookeeper.Watcher;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Tag;
@@ -305,26 +308,72 @@ class ServerCompatibilityTest {
                 && new String(tree.getCurrentData("/compat/cache/a").data(), UTF_8).equals("3"));
     }
 
+    /**
+     * A watcher of one node works on every line (on 3.5, on one-shot watches); a recursive one needs 3.6, and
+     * on 3.5 the client refuses it at once, naming the versions, without dropping its connection.
+     */
     @ParameterizedTest(name = "{0}")
     @MethodSource("lines")
-    void nodesAndWatchers(String line) throws Exception {
+    void persistentWatcher(String line) throws Exception {
         BatonClient client = on(line);
-        List<WatchedEvent> events = new CopyOnWriteArrayList<>();
-        PersistentWatcher watcher = resources.open(new PersistentWatcher(client, "/compat/nodes", true));
-        watcher.getListenable().addListener(events::add);
+        List<ConnectionState> states = new CopyOnWriteArrayList<>();
+        client.getConnectionStateListenable().addListener((c, s) -> states.add(s));
+        List<Watcher.Event.EventType> events = new CopyOnWriteArrayList<>();
+        PersistentWatcher watcher = resources.open(new PersistentWatcher(client, "/compat/watched", false));
+        watcher.getListenable().addListener(e -> events.add(e.getType()));
         CountDownLatch registered = new CountDownLatch(1);
         watcher.getResetListenable().addListener(registered::countDown);
         watcher.start();
         assertThat(registered.await(10, TimeUnit.SECONDS)).isTrue();
+        client.create().creatingParentContainersIfNeeded().forPath("/compat/watched");
+        await().until(() -> events.contains(Watcher.Event.EventType.NodeCreated));
+        client.setData().forPath("/compat/watched", new byte[] {1});
+        await().until(() -> events.contains(Watcher.Event.EventType.NodeDataChanged));
+        client.create().forPath("/compat/watched/child");
+        await().until(() -> events.contains(Watcher.Event.EventType.NodeChildrenChanged));
+        client.delete().forPath("/compat/watched/child");
+        client.delete().forPath("/compat/watched");
+        await().until(() -> events.contains(Watcher.Event.EventType.NodeDeleted));
 
+        if (ServerFeature.PERSISTENT_WATCHES.since().compareTo(server.serverVersion()) > 0) {
+            assertThatThrownBy(() -> client.watchers().add().withMode(AddWatchMode.PERSISTENT_RECURSIVE)
+                    .forPath("/compat/tree"))
+                    .isInstanceOf(UnsupportedServerFeatureException.class)
+                    .hasMessageEndingWith("runs ZooKeeper " + server.serverVersion());
+        } else {
+            List<String> created = new CopyOnWriteArrayList<>();
+            PersistentWatcher tree = resources.open(new PersistentWatcher(client, "/compat/tree", true));
+            tree.getListenable().addListener(e -> {
+                if (e.getType() == Watcher.Event.EventType.NodeCreated) {
+                    created.add(e.getPath());
+                }
+            });
+            CountDownLatch treeRegistered = new CountDownLatch(1);
+            tree.getResetListenable().addListener(treeRegistered::countDown);
+            tree.start();
+            assertThat(treeRegistered.await(10, TimeUnit.SECONDS)).isTrue();
+            client.create().creatingParentContainersIfNeeded().forPath("/compat/tree/a/b");
+            await().until(() -> created.contains("/compat/tree/a/b"));
+        }
+        assertThat(states).isEmpty();
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("lines")
+    void persistentNode(String line) throws Exception {
+        BatonClient client = on(line);
         PersistentNode node = resources.open(new PersistentNode(client, CreateMode.EPHEMERAL, false,
                 "/compat/nodes/node", "n".getBytes(UTF_8)));
         node.start();
         assertThat(node.waitForInitialCreate(10, TimeUnit.SECONDS)).isTrue();
         client.delete().forPath("/compat/nodes/node");
         await().until(() -> client.checkExists().forPath("/compat/nodes/node") != null);
-        await().until(() -> events.stream().anyMatch(e -> e.getType() == Watcher.Event.EventType.NodeDeleted));
+    }
 
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("lines")
+    void groupMember(String line) throws Exception {
+        BatonClient client = on(line);
         GroupMember ours = resources.open(new GroupMember(client, "/compat/group", "ours"));
         var theirs = resources.open(new org.apache.curator.framework.recipes.nodes.GroupMember(curator(),
                 "/compat/group", "theirs"));
