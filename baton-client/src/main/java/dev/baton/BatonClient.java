@@ -7,6 +7,7 @@ import dev.baton.state.ConnectionState;
 import dev.baton.state.ConnectionStateErrorPolicy;
 import dev.baton.state.ConnectionStateListener;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import org.apache.zookeeper.ZooKeeper;
@@ -87,6 +88,17 @@ public interface BatonClient extends AutoCloseable {
 
     /** @return true if the client is connected to a server now */
     boolean isConnected();
+
+    /**
+     * The release of the ZooKeeper server this client is connected to, as that server tells it (ZooKeeper's
+     * {@code srvr} command, on a connection of its own). Asked once per connection, on the calling thread; the
+     * calls that need a newer server than the one connected ask it too, and fail with an
+     * {@link UnsupportedServerFeatureException} (see {@link ServerFeature}).
+     *
+     * @return the version, e.g. {@code 3.8.6}; empty while not connected, or if the server did not tell it (a port
+     *     that speaks only TLS)
+     */
+    Optional<String> serverVersion();
 
     /**
      * @return the current ZooKeeper handle (it changes after a session expiry), for advanced use and tests

@@ -10,6 +10,7 @@ import dev.baton.state.ConnectionStateErrorPolicy;
 import dev.baton.state.ConnectionStateListener;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
@@ -117,6 +118,11 @@ final class DefaultBatonClient implements BatonClient, ErrorSink {
     @Override
     public boolean isConnected() {
         return core.state() == State.STARTED && core.session().isConnected();
+    }
+
+    @Override
+    public Optional<String> serverVersion() {
+        return isConnected() ? core.features().connectedVersion() : Optional.empty();
     }
 
     @Override

@@ -10,6 +10,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.regex.Matcher;
@@ -79,6 +80,15 @@ final class ServerFeatures {
         }
         return call.handle((value, error) -> error == null ? CompletableFuture.completedFuture(value)
                 : this.<T>explain(feature, error, blocking)).thenCompose(f -> f);
+    }
+
+    /** The connected server's version, asked now if not yet on this connection; empty if not told or not connected. */
+    Optional<String> connectedVersion() {
+        if (core.session().serverAddress() == null) {
+            return Optional.empty();
+        }
+        Server server = server(true).join();
+        return server == null ? Optional.empty() : Optional.ofNullable(server.version());
     }
 
     /**

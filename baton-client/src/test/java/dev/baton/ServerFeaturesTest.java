@@ -27,6 +27,7 @@ class ServerFeaturesTest {
     void aPersistentWatchOnZooKeeper35FailsAtOnceNamingTheVersionsAndSendsNothing() throws Exception {
         try (ZooKeeperEnsemble server = ZooKeeperEnsemble.builder().servers(1).serverVersion("3.5").build().start();
              BatonClient client = TestClients.started(server.connectString())) {
+            assertThat(client.serverVersion()).contains("3.5.10");
             List<ConnectionState> states = new CopyOnWriteArrayList<>();
             client.getConnectionStateListenable().addListener((c, s) -> states.add(s));
             TestClients.RecordingWatcher watcher = new TestClients.RecordingWatcher();

@@ -79,7 +79,8 @@ final class DemoContext implements AutoCloseable {
         long start = System.nanoTime();
         if (connectString != null) {
             DemoContext ctx = new DemoContext(out, speed, start, null, connectString, settings);
-            ctx.log("server", "using %s%s (--connect): no outage in this run", connectString, settings.describe());
+            ctx.log("server", "using %s%s (--connect, %s): no outage in this run", connectString,
+                    settings.describe(), serverVersion(connectString, settings));
             return ctx;
         }
         EmbeddedZooKeeper zk = new EmbeddedZooKeeper();
@@ -90,8 +91,24 @@ final class DemoContext implements AutoCloseable {
             throw e;
         }
         DemoContext ctx = new DemoContext(out, speed, start, zk, zk.connectString(), settings);
-        ctx.log("server", "embedded ZooKeeper listening on %s%s", zk.connectString(), settings.describe());
+        ctx.log("server", "embedded ZooKeeper %s listening on %s%s",
+                org.apache.zookeeper.Version.getFullVersion().split("[- ,]", 2)[0], zk.connectString(),
+                settings.describe());
         return ctx;
+    }
+
+    /** {@code ZooKeeper 3.8.6}, as the server tells it to a client of the command's settings, or why not. */
+    private static String serverVersion(String connectString, ClientSettings settings) {
+        try (BatonClient client = settings.builder(connectString, SESSION_TIMEOUT, Duration.ofSeconds(10)).build()) {
+            client.start();
+            if (!client.blockUntilConnected(10, TimeUnit.SECONDS)) {
+                return "server version unknown: not connected within 10 s";
+            }
+            return client.serverVersion().map(v -> "ZooKeeper " + v).orElse("the server did not tell its version");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "server version unknown: interrupted";
+        }
     }
 
     /**

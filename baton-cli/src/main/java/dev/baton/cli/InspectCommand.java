@@ -109,6 +109,12 @@ final class InspectCommand implements Callable<Integer> {
                 return CommandLine.ExitCode.SOFTWARE;
             }
             InspectView view = new InspectView(options);
+            Optional<String> version = client.serverVersion();
+            if (!json) {
+                // Beside the tree, not in it: scripts read stdout, a person sees both.
+                err.println("baton inspect: " + connect + settings.describe() + ", "
+                        + version.map(v -> "ZooKeeper " + v).orElse("the server did not tell its version"));
+            }
             if (watch) {
                 new InspectWatch(client, path, shown, view, json, parent.interactive()).run(out);
             } else {
@@ -123,6 +129,7 @@ final class InspectCommand implements Callable<Integer> {
                 if (json) {
                     Map<String, Object> found = view.json(root, depth);
                     queue.ifPresent(q -> found.put("recipe", QueueView.json(q)));
+                    found.put("serverVersion", version.orElse(null));
                     out.println(Json.write(found));
                 } else {
                     view.lines(root, depth).forEach(out::println);

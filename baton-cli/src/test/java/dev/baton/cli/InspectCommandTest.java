@@ -60,6 +60,12 @@ class InspectCommandTest {
                 .endsWith("[#1 leader]");
         assertThat(lines.get(2)).contains("latch-0000000001").contains("\"bob\"").endsWith("[#2 waiting]");
         assertThat(lines.get(3)).contains("latch-0000000002").contains("\"carol\"").endsWith("[#3 waiting]");
+        // The server's version, beside the tree.
+        assertThat(result.err()).contains(zk.connectString() + ", ZooKeeper "
+                + org.apache.zookeeper.Version.getFullVersion().split("[- ,]", 2)[0]);
+        Cli.Result json = baton("inspect", "/election", "--json", "--connect", zk.connectString());
+        assertThat(json.out()).contains("\"serverVersion\": \""
+                + org.apache.zookeeper.Version.getFullVersion().split("[- ,]", 2)[0] + "\"");
     }
 
     @Test
