@@ -20,8 +20,9 @@ import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code baton chaos --recipe NAME[,NAME] --duration 10m [--clients N] [--seed S]}: the random-fault run of
- * {@link ChaosRun} against three separate-process ZooKeeper servers on loopback ports. Prints each fault as it is
+ * {@code baton chaos --recipe NAME[,NAME] --duration 10m [--clients N] [--seed S] [--embedded]}: the random-fault
+ * run of {@link ChaosRun} against three separate-process ZooKeeper servers on loopback ports, or with
+ * {@code --embedded} against one server in this process (with the faults that can reach it). Prints each fault as it is
  * injected and healed, then each recipe's verdict with what was checked, the faults by kind, and every violation
  * with its history excerpt. Exit codes: 0 when every checker passed, 1 when one found a violation or the run
  * failed, 2 for a bad option. The seed replays the fault schedule.
@@ -29,7 +30,8 @@ import picocli.CommandLine.Spec;
 @Command(name = "chaos",
         sortOptions = false,
         description = {"Run recipes under random faults (server kills, partitions, pauses, session expiry,",
-                "quorum loss) on three separate-process servers, then check the histories."})
+                "quorum loss) on three separate-process servers (or one embedded server), then check the",
+                "histories."})
 final class ChaosCommand implements Callable<Integer> {
 
     private static final Pattern SIMPLE_DURATION = Pattern.compile("(\\d+)\\s*(ms|s|m|h)");
@@ -66,6 +68,12 @@ final class ChaosCommand implements Callable<Integer> {
                     "isolate, partition-peers, expire, pause-server, pause-client, quorum."})
     private String faults;
 
+    @Option(names = "--embedded",
+            description = {"Run one ZooKeeper server in this process instead of three separate-process servers.",
+                    "Kill, kill-leader and quorum then stop and restart it; isolate, partition-peers and",
+                    "pause-server need separate servers and are left out."})
+    private boolean embedded;
+
     @Option(names = "--history", paramLabel = "FILE",
             description = "Write the checked history to this file, each client's log next to it.")
     private Path historyFile;
@@ -91,7 +99,7 @@ final class ChaosCommand implements Callable<Integer> {
             ChaosRun.print(report, parent.out());
             parent.out().println("replay: baton chaos --recipe " + String.join(",", settings.recipes().stream()
                     .map(ChaosRecipe::id).toList()) + " --duration " + duration + " --clients " + clients
-                    + " --seed " + settings.seed());
+                    + " --seed " + settings.seed() + (embedded ? " --embedded" : ""));
             return report.passed() ? CommandLine.ExitCode.OK : CommandLine.ExitCode.SOFTWARE;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -116,16 +124,25 @@ final class ChaosCommand implements Callable<Integer> {
         Set<FaultKind> mix = new LinkedHashSet<>();
         for (String word : faults.split(",")) {
             if (word.strip().equalsIgnoreCase("all")) {
-                mix.addAll(List.of(FaultKind.values()));
+                for (FaultKind kind : FaultKind.values()) {
+                    if (!embedded || !kind.needsEnsemble()) {
+                        mix.add(kind);
+                    }
+                }
             } else if (!word.isBlank()) {
-                mix.add(FaultKind.parse(word));
+                FaultKind kind = FaultKind.parse(word);
+                if (embedded && kind.needsEnsemble()) {
+                    throw new IllegalArgumentException("--faults " + word.strip()
+                            + " needs separate-process servers; leave out --embedded or that kind");
+                }
+                mix.add(kind);
             }
         }
         if (mix.isEmpty()) {
             throw new IllegalArgumentException("--faults names no fault kind: '" + faults + "'");
         }
         long s = seed != null ? seed : ThreadLocalRandom.current().nextLong();
-        return new ChaosRun.Settings(chosen, length, clients, s, session, new ArrayList<>(mix));
+        return new ChaosRun.Settings(chosen, length, clients, s, session, new ArrayList<>(mix), embedded);
     }
 
     /** Parses {@code 500ms}, {@code 30s}, {@code 10m}, {@code 1h} or ISO-8601 ({@code PT30S}). */

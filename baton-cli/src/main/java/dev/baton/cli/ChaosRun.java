@@ -3,6 +3,7 @@ package dev.baton.cli;
 import dev.baton.testing.Checkers;
 import dev.baton.testing.ClientLink;
 import dev.baton.testing.DriverProcess;
+import dev.baton.testing.EmbeddedZooKeeper;
 import dev.baton.testing.History;
 import dev.baton.testing.History.Event;
 import dev.baton.testing.History.Kind;
@@ -34,7 +35,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 
 /**
- * A Jepsen-style run of Baton's real recipes: a 3-server ensemble of separate JVMs, {@code clients} client JVMs
+ * A Jepsen-style run of Baton's real recipes: a 3-server ensemble of separate JVMs (or one server embedded in this
+ * JVM, with the faults that can reach it), {@code clients} client JVMs
  * ({@link ChaosClient}, each running every chosen recipe behind its own proxies), random faults from
  * {@link RandomFaults} (server kills and leader kills, client and server partitions, server and client SIGSTOP,
  * session expiry, quorum loss), then the history checkers per recipe.
@@ -64,9 +66,11 @@ final class ChaosRun {
      * @param seed the fault schedule's seed (and the workloads')
      * @param sessionTimeout the clients' session timeout
      * @param mix the fault kinds drawn from
+     * @param embedded true for one server in this JVM instead of three separate-process servers (then
+     *     {@code mix} holds no kind that {@linkplain FaultKind#needsEnsemble() needs an ensemble})
      */
     record Settings(List<ChaosRecipe> recipes, Duration duration, int clients, long seed, Duration sessionTimeout,
-            List<FaultKind> mix) {
+            List<FaultKind> mix, boolean embedded) {
     }
 
     /**
@@ -124,7 +128,8 @@ final class ChaosRun {
     }
 
     Report run(Path historyFile) throws InterruptedException {
-        say("chaos: " + ids(settings.recipes()) + ", " + settings.clients() + " client processes, 3 servers, session "
+        say("chaos: " + ids(settings.recipes()) + ", " + settings.clients() + " client processes, "
+                + (settings.embedded() ? "1 embedded server" : "3 servers") + ", session "
                 + settings.sessionTimeout().toMillis() + " ms, faults for " + human(settings.duration()) + ", seed "
                 + settings.seed());
         List<Client> clients = new ArrayList<>();
@@ -140,16 +145,15 @@ final class ChaosRun {
             t.setDaemon(true);
             return t;
         });
-        try (ZooKeeperEnsemble ensemble = ZooKeeperEnsemble.builder().servers(3).proxies(true).build().start()) {
+        try (Servers servers = startServers()) {
             try {
-                say("ensemble up: " + ensemble.connectString() + ", leader server " + ensemble.awaitLeader(
-                        Duration.ofSeconds(60)));
+                say(servers.describe());
                 Random seeds = new Random(settings.seed());
                 // All at once: a JVM's start is mostly waiting, and a run of many clients would wait long.
                 List<CompletableFuture<Client>> starting = new ArrayList<>();
                 for (int i = 1; i <= settings.clients(); i++) {
                     String name = "c" + i;
-                    ClientLink link = ensemble.newClientLink();
+                    ClientLink link = servers.newClientLink();
                     long seed = seeds.nextLong();
                     starting.add(CompletableFuture.supplyAsync(() -> {
                         try {
@@ -174,8 +178,7 @@ final class ChaosRun {
                 }
                 say(settings.clients() + " clients started; faults begin");
                 history.note("faults begin");
-                RandomFaults faults = new RandomFaults(ensemble, clients, history, settings.seed(), settings.mix(),
-                        settings.sessionTimeout());
+                RandomFaults faults = servers.faults(clients);
                 faults.announceTo(this::say);
                 ticker.scheduleAtFixedRate(() -> say("progress: " + faults.faults() + " faults, " + history.size()
                         + " events"), 60, 60, TimeUnit.SECONDS);
@@ -244,6 +247,73 @@ final class ChaosRun {
             counts.put(recipe, count(recipe, mine));
         }
         return new Report(verdicts, faultCounts, counts, events.size(), written);
+    }
+
+    /** Where a run's servers live: three separate processes, or one server in this JVM. */
+    private interface Servers extends AutoCloseable {
+        /** What is up, for the run's story. */
+        String describe() throws InterruptedException;
+
+        ClientLink newClientLink();
+
+        RandomFaults faults(List<Client> clients);
+
+        /** Stops the servers and closes the links. */
+        @Override
+        void close();
+    }
+
+    private Servers startServers() {
+        if (settings.embedded()) {
+            EmbeddedZooKeeper server = EmbeddedZooKeeper.builder().maxSessionTimeout(Duration.ofMinutes(1)).build()
+                    .start();
+            return new Servers() {
+                @Override
+                public String describe() {
+                    return "embedded server up: " + server.connectString();
+                }
+
+                @Override
+                public ClientLink newClientLink() {
+                    return server.newClientLink();
+                }
+
+                @Override
+                public RandomFaults faults(List<Client> clients) {
+                    return new RandomFaults(server, clients, history, settings.seed(), settings.mix(),
+                            settings.sessionTimeout());
+                }
+
+                @Override
+                public void close() {
+                    server.close();
+                }
+            };
+        }
+        ZooKeeperEnsemble ensemble = ZooKeeperEnsemble.builder().servers(3).proxies(true).build().start();
+        return new Servers() {
+            @Override
+            public String describe() throws InterruptedException {
+                return "ensemble up: " + ensemble.connectString() + ", leader server "
+                        + ensemble.awaitLeader(Duration.ofSeconds(60));
+            }
+
+            @Override
+            public ClientLink newClientLink() {
+                return ensemble.newClientLink();
+            }
+
+            @Override
+            public RandomFaults faults(List<Client> clients) {
+                return new RandomFaults(ensemble, clients, history, settings.seed(), settings.mix(),
+                        settings.sessionTimeout());
+            }
+
+            @Override
+            public void close() {
+                ensemble.close();
+            }
+        };
     }
 
     /** A client process and its link; a fault target. */

@@ -31,7 +31,7 @@ class ChaosRunTest {
         // Seed 8197 draws SIGSTOP of a server, a server kill, SIGSTOP of a client, a leader kill, a client
         // partition, a session expiry, a server cut from its peers and a quorum loss, in that order.
         ChaosRun.Settings settings = new ChaosRun.Settings(recipes, Duration.ofSeconds(30), 3, 8197L,
-                Duration.ofSeconds(4), List.of(FaultKind.values()));
+                Duration.ofSeconds(4), List.of(FaultKind.values()), false);
         ByteArrayOutputStream captured = new ByteArrayOutputStream();
         // The run's story goes to the test's output as it happens (faults, then verdicts and counts).
         PrintStream out = new PrintStream(new Tee(System.out, captured), true, UTF_8);
@@ -60,7 +60,35 @@ class ChaosRunTest {
     }
 
     @Test
+    void anEmbeddedServerTakesTheFaultsThatCanReachItAndTheCheckersStillCatchABrokenCounter() throws Exception {
+        List<FaultKind> mix = List.of(FaultKind.values()).stream().filter(k -> !k.needsEnsemble()).toList();
+        ChaosRun.Settings settings = new ChaosRun.Settings(List.of(ChaosRecipe.MUTEX, ChaosRecipe.ATOMIC_LONG,
+                ChaosRecipe.BROKEN_COUNTER), Duration.ofSeconds(20), 2, 4242L, Duration.ofSeconds(4), mix, true);
+        ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        PrintStream out = new PrintStream(new Tee(System.out, captured), true, UTF_8);
+
+        ChaosRun.Report report = new ChaosRun(settings, out).run(null);
+        ChaosRun.print(report, out);
+
+        String text = captured.toString(UTF_8);
+        assertThat(text).contains("1 embedded server", "embedded server up: 127.0.0.1:");
+        assertThat(report.faults()).as(text).isNotEmpty();
+        assertThat(report.faults().keySet()).as(text).noneMatch(FaultKind::needsEnsemble);
+        report.verdicts().forEach((recipe, verdict) -> {
+            if (recipe.broken()) {
+                assertThat(verdict.violations()).as("%s must be caught:%n%s", recipe.id(), text).isNotEmpty();
+            } else {
+                assertThat(verdict.violations()).as("%s:%n%s", recipe.id(), text).isEmpty();
+                assertThat(report.counts().get(recipe)).as("%s did work:%n%s", recipe.id(), text)
+                        .doesNotStartWith("0 ");
+            }
+        });
+    }
+
+    @Test
     void badOptionsAreRefusedBeforeAnythingStarts() {
+        assertThat(baton("chaos", "--embedded", "--faults", "kill,isolate").err())
+                .contains("--faults isolate needs separate-process servers");
         assertThat(baton("chaos", "--recipe", "mutex,nope").exitCode()).isEqualTo(2);
         assertThat(baton("chaos", "--duration", "soon").err()).contains("--duration");
         assertThat(baton("chaos", "--clients", "1").err()).contains("--clients must be between 2 and 20");

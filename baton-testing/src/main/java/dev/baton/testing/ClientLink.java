@@ -10,9 +10,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Collectors;
 
 /**
- * A private network path from one client to every server of a {@link ZooKeeperEnsemble}: one {@link TcpProxy}
- * per server, used by that client alone, so a test can partition a given client from a given server (or from
- * all of them) while every other client carries on.
+ * A private network path from one client to every server of a {@link ZooKeeperEnsemble} (or to one
+ * {@link EmbeddedZooKeeper}, as server 1): one {@link TcpProxy} per server, used by that client alone, so a test
+ * can partition a given client from a given server (or from all of them) while every other client carries on.
  *
  * <pre>{@code
  * ClientLink link = ensemble.newClientLink();
@@ -24,7 +24,7 @@ import java.util.stream.Collectors;
  *
  * <p>When the ensemble has client proxies of its own, a link goes through them, so
  * {@link ZooKeeperEnsemble#partitionClient(int, TcpProxy.Mode)} still cuts this client too. Closing the
- * ensemble closes its links.
+ * ensemble (or the embedded server) closes its links.
  *
  * <p>Thread-safety: all methods are safe to call from any thread.
  */
@@ -32,13 +32,13 @@ public final class ClientLink implements AutoCloseable {
 
     private final Map<Integer, TcpProxy> proxies;
     private final AtomicBoolean closed = new AtomicBoolean();
-    private final Runnable onClose;
+    private final java.util.function.Consumer<ClientLink> onClose;
 
     /**
      * @param targets server id to the port (on 127.0.0.1) the link forwards to, in server-id order
-     * @param onClose run once when the link closes (the ensemble forgets it)
+     * @param onClose given this link once when it closes (its server forgets it)
      */
-    ClientLink(String name, Map<Integer, Integer> targets, Runnable onClose) {
+    ClientLink(String name, Map<Integer, Integer> targets, java.util.function.Consumer<ClientLink> onClose) {
         Map<Integer, TcpProxy> map = new LinkedHashMap<>();
         try {
             targets.forEach((id, port) -> map.put(id, TcpProxy.start(name + "-s" + id, port)));
@@ -158,7 +158,7 @@ public final class ClientLink implements AutoCloseable {
     public void close() {
         if (closed.compareAndSet(false, true)) {
             proxies.values().forEach(TcpProxy::close);
-            onClose.run();
+            onClose.accept(this);
         }
     }
 

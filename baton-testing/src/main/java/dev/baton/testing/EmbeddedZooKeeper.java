@@ -14,8 +14,9 @@ import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import org.apache.zookeeper.ZooKeeper;
@@ -112,6 +113,8 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
     private final Path dataDirectory;
     private final RequestCounter requests = new RequestCounter();
     private final AtomicReference<String> dropOnCreate = new AtomicReference<>();
+    private final Set<ClientLink> clientLinks = ConcurrentHashMap.newKeySet();
+    private final AtomicInteger linkNumbers = new AtomicInteger();
     private final Thread cleanupHook;
 
     // Guarded by "this"; volatile for the lock-free accessors.
@@ -271,6 +274,7 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
             shutDownQuietly(server);
         }
         state = State.CLOSED;
+        clientLinks.forEach(ClientLink::close);
         try {
             Runtime.getRuntime().removeShutdownHook(cleanupHook);
         } catch (IllegalStateException e) {
@@ -319,6 +323,25 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
      */
     public String connectString() {
         return HOST + ":" + port();
+    }
+
+    /**
+     * A private network path from one client to this server (a {@link TcpProxy} of its own), so that a test can
+     * partition that client alone; see {@link ClientLink}. It follows the server across {@link #stop()} and
+     * {@link #start()} (same port); closing the server closes it.
+     *
+     * @return a new link; connect one client through {@link ClientLink#connectString()}
+     * @throws IllegalStateException if the server has not been started yet or is closed
+     */
+    public ClientLink newClientLink() {
+        if (state == State.CLOSED) {
+            throw new IllegalStateException("ZooKeeper server is closed");
+        }
+        int target = port();
+        ClientLink link = new ClientLink("embedded-link" + linkNumbers.incrementAndGet(), Map.of(1, target),
+                clientLinks::remove);
+        clientLinks.add(link);
+        return link;
     }
 
     /**

@@ -16,11 +16,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Injects random faults into a {@link ZooKeeperEnsemble} and its clients, one at a time, each healed before the
- * next, and records each injection and heal in a {@link History} ({@code FAULT_INJECTED}/{@code FAULT_HEALED},
- * fault ids {@code f1}, {@code f2}, ...). The schedule (which fault, which victim, for how long, the quiet time
- * between faults) comes from a {@link Random} seeded by the caller, so a seed replays the schedule; the effects
- * of course depend on timing.
+ * Injects random faults into a {@link ZooKeeperEnsemble} (or one {@link EmbeddedZooKeeper}) and its clients, one
+ * at a time, each healed before the next, and records each injection and heal in a {@link History}
+ * ({@code FAULT_INJECTED}/{@code FAULT_HEALED}, fault ids {@code f1}, {@code f2}, ...). The schedule (which
+ * fault, which victim, for how long, the quiet time between faults) comes from a {@link Random} seeded by the
+ * caller, so a seed replays the schedule; the effects of course depend on timing.
  *
  * <pre>{@code
  * RandomFaults faults = new RandomFaults(ensemble, targets, history, seed, List.of(FaultKind.values()),
@@ -62,6 +62,18 @@ public final class RandomFaults {
         PAUSE_CLIENT,
         /** Kill a majority of servers, then restart them. */
         QUORUM;
+
+        /**
+         * Whether the kind needs servers with peers, each in a process of its own ({@link #ISOLATE},
+         * {@link #PARTITION_PEERS}, {@link #PAUSE_SERVER}): such faults cannot reach one server embedded in this
+         * JVM, where the others that stop a server ({@link #KILL}, {@link #KILL_LEADER}, {@link #QUORUM}) stop
+         * and restart it.
+         *
+         * @return true if only a {@link ZooKeeperEnsemble} can take this kind of fault
+         */
+        public boolean needsEnsemble() {
+            return this == ISOLATE || this == PARTITION_PEERS || this == PAUSE_SERVER;
+        }
 
         /**
          * Parses a kind leniently: {@code kill-leader}, {@code KILL_LEADER} and {@code killLeader} are the same.
@@ -139,7 +151,9 @@ public final class RandomFaults {
         }
     }
 
+    /** The servers: exactly one of these two is set. */
     private final ZooKeeperEnsemble ensemble;
+    private final EmbeddedZooKeeper embedded;
     private final List<Target> targets;
     private final History history;
     private final Random random;
@@ -162,7 +176,37 @@ public final class RandomFaults {
      */
     public RandomFaults(ZooKeeperEnsemble ensemble, List<? extends Target> targets, History history, long seed,
             List<FaultKind> mix, Duration sessionTimeout) {
-        this.ensemble = Objects.requireNonNull(ensemble, "ensemble");
+        this(Objects.requireNonNull(ensemble, "ensemble"), null, targets, history, seed, mix, sessionTimeout);
+    }
+
+    /**
+     * Creates an injector for one server embedded in this JVM (each client's link goes through
+     * {@link EmbeddedZooKeeper#newClientLink()}); nothing happens until {@link #run}. The kinds that stop a server
+     * stop and restart this one; kinds that {@linkplain FaultKind#needsEnsemble() need an ensemble} are refused.
+     *
+     * @param server the server
+     * @param targets the clients, each with its own link
+     * @param history where faults (and the victims' out-of-touch spells) are recorded
+     * @param seed the seed of the schedule
+     * @param mix the kinds to draw from; {@link FaultKind#PAUSE_CLIENT} only reaches targets with a process
+     * @param sessionTimeout the clients' session timeout (partitions and pauses are drawn around it)
+     * @throws IllegalArgumentException if {@code mix} or {@code targets} is empty, or {@code mix} holds a kind
+     *     that needs an ensemble
+     */
+    public RandomFaults(EmbeddedZooKeeper server, List<? extends Target> targets, History history, long seed,
+            List<FaultKind> mix, Duration sessionTimeout) {
+        this(null, Objects.requireNonNull(server, "server"), targets, history, seed, mix, sessionTimeout);
+        List<FaultKind> refused = this.mix.stream().filter(FaultKind::needsEnsemble).distinct().toList();
+        if (!refused.isEmpty()) {
+            throw new IllegalArgumentException("fault kinds " + refused + " need an ensemble of separate-process "
+                    + "servers, not one embedded server");
+        }
+    }
+
+    private RandomFaults(ZooKeeperEnsemble ensemble, EmbeddedZooKeeper embedded, List<? extends Target> targets,
+            History history, long seed, List<FaultKind> mix, Duration sessionTimeout) {
+        this.ensemble = ensemble;
+        this.embedded = embedded;
         this.targets = List.copyOf(targets);
         this.history = Objects.requireNonNull(history, "history");
         this.random = new Random(seed);
@@ -231,6 +275,15 @@ public final class RandomFaults {
     private void inject(FaultKind kind) throws InterruptedException {
         String id = "f" + (faults + 1);
         long holdMs = 500 + random.nextInt(3_500);
+        if (embedded != null && (kind == FaultKind.KILL || kind == FaultKind.KILL_LEADER
+                || kind == FaultKind.QUORUM)) {
+            injected(id, kind, "stop the embedded server");
+            embedded.stop();
+            Thread.sleep(holdMs);
+            embedded.start();
+            healed(id, "restarted the embedded server");
+            return;
+        }
         switch (kind) {
             case KILL -> {
                 int server = randomServer();
@@ -305,7 +358,11 @@ public final class RandomFaults {
                 history.recorder(victim.name()).cutOff(id, "session expired on the servers by fault " + id
                         + "; the client is not told yet");
                 try {
-                    ensemble.expireSession(session.get().id(), session.get().password());
+                    if (embedded != null) {
+                        embedded.expireSession(session.get().id(), session.get().password());
+                    } else {
+                        ensemble.expireSession(session.get().id(), session.get().password());
+                    }
                 } catch (IllegalStateException e) {
                     LOG.warn("session expiry of {} did not complete: {}", victim.name(), e.toString());
                 }
@@ -363,6 +420,12 @@ public final class RandomFaults {
                 p.resume();
             });
             t.link().heal();
+        }
+        if (embedded != null) {
+            if (!embedded.isRunning()) {
+                embedded.start();
+            }
+            return;
         }
         ensemble.healAll();
         for (int server : ensemble.serverIds()) {

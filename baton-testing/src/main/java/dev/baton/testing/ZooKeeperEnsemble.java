@@ -797,10 +797,8 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
             TcpProxy p = clientProxies.get(s.id);
             targets.put(s.id, p != null ? p.port() : s.servingPort());
         }
-        ClientLink[] holder = new ClientLink[1];
         ClientLink link = new ClientLink(name + "-link" + linkNumbers.incrementAndGet(), targets,
-                () -> clientLinks.remove(holder[0]));
-        holder[0] = link;
+                clientLinks::remove);
         clientLinks.add(link);
         return link;
     }

@@ -77,6 +77,29 @@ class EmbeddedZooKeeperTest {
     }
 
     @Test
+    void aClientLinkCutsOneClientAloneFollowsRestartsAndClosesWithTheServer() throws Exception {
+        try (EmbeddedZooKeeper zk = new EmbeddedZooKeeper().start()) {
+            ClientLink link = zk.newClientLink();
+            try (TestClient linked = new TestClient(link.connectString());
+                 TestClient direct = new TestClient(zk.connectString())) {
+                assertThat(link.serverIds()).containsExactly(1);
+                link.partition(TcpProxy.Mode.DROP);
+                linked.awaitState(KeeperState.Disconnected);
+                assertThat(direct.zk().getState().isConnected()).isTrue();
+                link.heal();
+                linked.awaitState(KeeperState.SyncConnected, 2);
+
+                zk.restart(); // same port: the link still reaches the server
+                linked.awaitState(KeeperState.SyncConnected, 3);
+                assertThat(linked.zk().exists("/", false)).isNotNull();
+            }
+            zk.close();
+            assertThat(link.connectionCount()).isZero();
+            assertThatThrownBy(zk::newClientLink).isInstanceOf(IllegalStateException.class);
+        }
+    }
+
+    @Test
     void restartKeepsPortZnodesAndSessions() throws Exception {
         try (EmbeddedZooKeeper zk = new EmbeddedZooKeeper().start();
              TestClient client = new TestClient(zk.connectString())) {
