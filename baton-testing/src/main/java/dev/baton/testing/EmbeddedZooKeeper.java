@@ -70,7 +70,9 @@ import org.slf4j.LoggerFactory;
  * ({@link #plaintextPort()}) for four-letter words and plaintext clients. These settings are this server's own,
  * not JVM-wide system properties: ZooKeeper properties it only reads while a server is being made are set for that
  * moment alone; what stays JVM-wide is the registration of the {@code sasl} and {@code x509} authentication
- * providers and the kit's JAAS login configuration (see {@link Jaas}).
+ * providers and the kit's JAAS login configuration (see {@link Jaas}), and, once a server with SASL users has
+ * started, {@code zookeeper.fips-mode=false}: ZooKeeper 3.9.4 and newer refuse DIGEST-MD5 in FIPS mode, their
+ * default, and a server reads the setting from the system properties for each connection's SASL exchange.
  *
  * <h2>Defaults</h2>
  * Tick time 500 ms, so negotiated session timeouts lie between 1 s (2 ticks) and 20 s (40 ticks); no limit on
@@ -151,6 +153,9 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
         this.port = builder.port;
         this.security = builder.security != null ? builder.security : ServerSecurity.NONE;
         this.saslSection = security.sasl() ? Jaas.serverSection(security.saslUsers()) : null;
+        if (security.sasl()) {
+            setPropertyIfAbsent(Jaas.FIPS_MODE, "false");
+        }
         try {
             this.dataDirectory = Files.createTempDirectory("baton-zk-");
         } catch (IOException e) {

@@ -61,7 +61,15 @@ public final class Jaas {
     }
 
     /**
-     * ZooKeeper client settings that log in with {@code user}'s credentials through a section of their own.
+     * ZooKeeper's FIPS-mode setting. ZooKeeper 3.9.4 and newer refuse DIGEST-MD5 while it is on, their default, on
+     * the client ({@code {} will not use DIGEST-MD5 as SASL mechanism, because FIPS mode is enabled}) and on the
+     * server; the kit turns it off wherever it sets up DIGEST-MD5.
+     */
+    public static final String FIPS_MODE = "zookeeper.fips-mode";
+
+    /**
+     * ZooKeeper client settings that log in with {@code user}'s credentials through a section of their own, with
+     * FIPS mode off (see {@link #FIPS_MODE}).
      *
      * @param user the user name
      * @param password the password
@@ -71,11 +79,13 @@ public final class Jaas {
     public static ZKClientConfig clientConfig(String user, String password) {
         ZKClientConfig config = new ZKClientConfig();
         config.setProperty(ZKClientConfig.LOGIN_CONTEXT_NAME_KEY, clientSection(user, password));
+        config.setProperty(FIPS_MODE, "false");
         return config;
     }
 
     /**
-     * Writes a JAAS file whose {@code Client} section logs in as {@code user}, for a client in another JVM.
+     * Writes a JAAS file whose {@code Client} section logs in as {@code user}, for a client in another JVM (which
+     * also needs {@code -Dzookeeper.fips-mode=false}, see {@link #FIPS_MODE}).
      *
      * @param file where to write it (replaced if it exists); the caller deletes it
      * @param user the user name

@@ -1096,6 +1096,7 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
                     Path jaas = dir.resolve("jaas.conf");
                     Jaas.writeFile(jaas, "Server", Jaas.serverEntry(security.saslUsers()));
                     args.add("-Djava.security.auth.login.config=" + jaas.toAbsolutePath());
+                    args.add("-D" + Jaas.FIPS_MODE + "=false"); // DIGEST-MD5: see Jaas.FIPS_MODE
                 }
             } catch (IOException e) {
                 throw new UncheckedIOException("cannot write the security files of server " + id, e);

@@ -176,6 +176,7 @@ class SecureServersTest {
             }
             ZKClientConfig config = certs.clientConfig("alice");
             config.setProperty(ZKClientConfig.LOGIN_CONTEXT_NAME_KEY, Jaas.clientSection("alice", "alice-secret"));
+            config.setProperty(Jaas.FIPS_MODE, "false"); // DIGEST-MD5 beside TLS
             try (Handle alice = new Handle(ensemble.connectString(), config)) {
                 alice.awaitState(KeeperState.SaslAuthenticated, 1);
                 List<ACL> both = acl(new ACL(ZooDefs.Perms.ALL, new Id("sasl", "alice")),
