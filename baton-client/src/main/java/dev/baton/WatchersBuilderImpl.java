@@ -52,7 +52,9 @@ final class WatchersBuilderImpl implements WatchersBuilder {
         @Override
         CompletableFuture<Void> run(Exec exec, String path, byte[] data) {
             Watcher w = watcher != null ? watcher : client.eventWatcher();
-            return exec.retrying(Calls.addWatch(client.fullPath(path, false), path, w, mode));
+            // A watch needs no node: it goes ahead of the namespace node, so it is in place before the caller's
+            // next request.
+            return exec.retryingAheadOfNamespace(Calls.addWatch(client.fullPath(path, false), path, w, mode));
         }
 
         @Override
