@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import org.apache.zookeeper.CreateMode;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -172,5 +173,46 @@ class ClassicCachesTest {
         await().until(() -> "1".equals(text(tree.getCurrentData("/throws").getData())));
         assertThat(seen).containsExactly("NODE_ADDED", "INITIALIZED");
         assertThat(tree.iterator().next().getPath()).isEqualTo("/throws");
+    }
+    @Test
+    void treeCacheOnANamespaceRootReportsPathsInTheNamespace() throws Exception {
+        TreeCache tree = open(new TreeCache(client.usingNamespace("tc-ns"), "/"));
+        List<String> events = new CopyOnWriteArrayList<>();
+        tree.getListenable().addListener((c, e) -> {
+            if (e.getData() != null) {
+                events.add(e.getType() + " " + e.getData().getPath());
+            }
+        });
+        tree.start();
+        writer.create().creatingParentsIfNeeded().forPath("/tc-ns/test");
+        await().until(() -> events.stream().anyMatch(e -> e.endsWith("test")));
+        assertThat(events).doesNotContain("NODE_ADDED /tc-ns").contains("NODE_ADDED /test");
+        assertThat(events.get(events.size() - 1)).isEqualTo("NODE_ADDED /test");
+        assertThat(events).allMatch(e -> e.equals("NODE_ADDED /") || e.equals("NODE_ADDED /test"));
+        assertThat(tree.getCurrentData("/test")).isNotNull();
+    }
+
+    @Test
+    void treeCacheReportsTheEphemeralNodesAKilledSessionTookAway() throws Exception {
+        writer.create().forPath("/tc-killed");
+        TreeCache tree = open(new TreeCache(client, "/tc-killed"));
+        List<String> events = new CopyOnWriteArrayList<>();
+        tree.getListenable().addListener((c, e) -> {
+            if (e.getType().name().startsWith("CONNECTION_")) {
+                return;
+            }
+            events.add(e.getType() + (e.getData() == null ? "" : " " + e.getData().getPath()));
+        });
+        tree.start();
+        await().until(() -> events.contains("INITIALIZED"));
+        client.create().withMode(CreateMode.EPHEMERAL).forPath("/tc-killed/foo", bytes("foo"));
+        client.create().withMode(CreateMode.EPHEMERAL).forPath("/tc-killed/me", bytes("me"));
+        await().until(() -> events.size() == 4);
+
+        zk.server().expireSession(client.getZooKeeper());
+        await().atMost(Duration.ofSeconds(30)).until(() -> events.size() >= 6);
+        assertThat(events).containsExactly("NODE_ADDED /tc-killed", "INITIALIZED", "NODE_ADDED /tc-killed/foo",
+                "NODE_ADDED /tc-killed/me", "NODE_REMOVED /tc-killed/foo", "NODE_REMOVED /tc-killed/me");
+        assertThat(tree.size()).isEqualTo(1);
     }
 }
