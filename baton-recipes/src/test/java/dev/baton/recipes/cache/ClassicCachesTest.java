@@ -15,6 +15,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.data.Stat;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -174,6 +175,33 @@ class ClassicCachesTest {
         assertThat(seen).containsExactly("NODE_ADDED", "INITIALIZED");
         assertThat(tree.iterator().next().getPath()).isEqualTo("/throws");
     }
+    @Test
+    void pathChildrenCacheCreatesItsPathAndMakesItAgainAfterTheServerReapsIt() throws Exception {
+        String path = "/pcc-reaped/parent";
+        PathChildrenCache children = open(new PathChildrenCache(client, path, true));
+        List<String> events = new CopyOnWriteArrayList<>();
+        children.getListenable().addListener((c, e) -> events.add(e.getType() + " " + e.getData().getPath()));
+        children.start(PathChildrenCache.StartMode.BUILD_INITIAL_CACHE);
+        Stat first = writer.checkExists().forPath(path);
+        assertThat(first).as("the path, made by start()").isNotNull();
+        assertThat(first.getEphemeralOwner()).isZero();
+
+        writer.create().forPath(path + "/one");
+        await().until(() -> events.contains("CHILD_ADDED " + path + "/one"));
+        writer.delete().forPath(path + "/one");
+        await().until(() -> events.contains("CHILD_REMOVED " + path + "/one"));
+        // Empty once it had a child: the server's container manager removes it, and the cache makes it again.
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+            Stat now = writer.checkExists().forPath(path);
+            assertThat(now).isNotNull();
+            assertThat(now.getCzxid()).isNotEqualTo(first.getCzxid());
+        });
+        writer.create().forPath(path + "/two");
+        await().until(() -> events.contains("CHILD_ADDED " + path + "/two"));
+        assertThat(events).containsExactly("CHILD_ADDED " + path + "/one", "CHILD_REMOVED " + path + "/one",
+                "CHILD_ADDED " + path + "/two");
+    }
+
     @Test
     void treeCacheOnANamespaceRootReportsPathsInTheNamespace() throws Exception {
         TreeCache tree = open(new TreeCache(client.usingNamespace("tc-ns"), "/"));
