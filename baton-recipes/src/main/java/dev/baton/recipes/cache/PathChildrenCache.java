@@ -47,7 +47,7 @@ import org.slf4j.LoggerFactory;
  * {@link CreateMode#CONTAINER container} node (its missing parents too), and whenever the cache sees it deleted,
  * it creates it again. So once its last child is gone and the server removes the empty container, the path is
  * back shortly after, and a plain create of a child under it works again. The path itself is never reported as
- * an event; {@link #close()} leaves it, for the server to remove once it is empty.
+ * an event; {@link #close()} deletes it only if this cache created it and it never had a child.
  *
  * <p>Thread-safe. Listeners added without an executor run on ZooKeeper's event thread and must not block.
  */
@@ -71,6 +71,8 @@ public final class PathChildrenCache implements AutoCloseable {
     /** Makes the path again when the cache sees it deleted (the server removes an empty container). */
     private final BatonCacheListener pathKeeper = this::pathEvent;
     private volatile boolean closed;
+    /** The creation zxid of the path as this cache last created it; 0 if it never did. */
+    private volatile long createdCzxid;
 
     /**
      * @param client the client
@@ -156,8 +158,14 @@ public final class PathChildrenCache implements AutoCloseable {
         }
         try {
             client.create().creatingParentContainersIfNeeded().withMode(CreateMode.CONTAINER).forPathAsync(path)
-                    .whenComplete((created, error) -> {
-                        if (error != null && Failures.code(error) != KeeperException.Code.NODEEXISTS) {
+                    .thenCompose(created -> client.checkExists().forPathAsync(path))
+                    .whenComplete((stat, error) -> {
+                        if (error == null && stat != null) {
+                            createdCzxid = stat.getCzxid();
+                            if (closed) {
+                                removeIfUnused(); // closed while the create was in flight
+                            }
+                        } else if (error != null && Failures.code(error) != KeeperException.Code.NODEEXISTS) {
                             // A connection problem: the resync after reconnecting finds the path missing and
                             // reports its deletion, which brings it back here.
                             LOG.debug("PathChildrenCache {}: could not create the path: {}", path,
@@ -229,7 +237,9 @@ public final class PathChildrenCache implements AutoCloseable {
     }
 
     /**
-     * Stops: removes the watch (from the server too), the listeners and the cached children. Closing twice does
+     * Stops: removes the watch (from the server too), the listeners and the cached children, and, in the
+     * background, the path if this cache created it and it never had a child (the server keeps such a container
+     * for good); a path that had children is left for the server to remove once it is empty. Closing twice does
      * nothing.
      */
     @Override
@@ -237,6 +247,32 @@ public final class PathChildrenCache implements AutoCloseable {
         closed = true;
         cache.close();
         listeners.clear();
+        removeIfUnused();
+    }
+
+    /**
+     * Deletes the path, in the background, if this cache created it and it never had a child: the server removes
+     * a container only once it has had children, so such a path would otherwise stay for good.
+     */
+    private void removeIfUnused() {
+        long czxid = createdCzxid;
+        if (czxid == 0) {
+            return;
+        }
+        try {
+            client.checkExists().forPathAsync(path).thenCompose(stat -> stat != null && stat.getCzxid() == czxid
+                    && stat.getNumChildren() == 0 && stat.getCversion() == 0
+                    ? client.delete().withVersion(stat.getVersion()).forPathAsync(path)
+                    : CompletableFuture.<Void>completedFuture(null))
+                    .whenComplete((v, error) -> {
+                        if (error != null) {
+                            LOG.debug("PathChildrenCache {}: could not delete the unused path: {}", path,
+                                    Failures.unwrap(error).toString());
+                        }
+                    });
+        } catch (IllegalStateException e) {
+            LOG.debug("PathChildrenCache {}: client closed, unused path left", path);
+        }
     }
 
     @Override

@@ -203,6 +203,21 @@ class ClassicCachesTest {
     }
 
     @Test
+    void aPathChildrenCacheLeavesNoUnusedPathItCreated() throws Exception {
+        writer.create().forPath("/pcc-mine");
+        PathChildrenCache created = new PathChildrenCache(client, "/pcc-mine/made", true);
+        PathChildrenCache existing = new PathChildrenCache(client, "/pcc-mine", true);
+        created.start(PathChildrenCache.StartMode.BUILD_INITIAL_CACHE);
+        existing.start(PathChildrenCache.StartMode.BUILD_INITIAL_CACHE);
+        assertThat(writer.checkExists().forPath("/pcc-mine/made")).isNotNull();
+        existing.close(); // not created by it: stays
+        created.close(); // never had a child, so the server would keep it for good
+        await().until(() -> writer.checkExists().forPath("/pcc-mine/made") == null);
+        assertThat(writer.checkExists().forPath("/pcc-mine")).isNotNull();
+        writer.delete().forPath("/pcc-mine");
+    }
+
+    @Test
     void treeCacheOnANamespaceRootReportsPathsInTheNamespace() throws Exception {
         TreeCache tree = open(new TreeCache(client.usingNamespace("tc-ns"), "/"));
         List<String> events = new CopyOnWriteArrayList<>();
