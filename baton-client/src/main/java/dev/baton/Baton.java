@@ -152,7 +152,8 @@ public final class Baton {
         /**
          * Puts every path of the client under {@code /namespace}. The first operation of any kind through the
          * client (a read or a watch as much as a create) creates the namespace node where it is missing, as
-         * Curator's namespaced clients do.
+         * Curator's namespaced clients do. A persistent watch, which needs no node, is sent ahead of that create,
+         * so it is in place before any later request of the session; its call completes once both are done.
          *
          * @param namespace the namespace, such as {@code "app"} or {@code "app/region"}; null or empty for none
          * @return this builder

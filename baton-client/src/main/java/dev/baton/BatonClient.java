@@ -174,7 +174,9 @@ public interface BatonClient extends AutoCloseable {
     /**
      * Returns a view of this client whose paths are under another namespace. The view shares the session,
      * listeners and lifecycle of this client: its {@code start()} throws and its {@code close()} does nothing.
-     * Its first operation of any kind creates the namespace node where it is missing, as Curator's does.
+     * Its first operation of any kind creates the namespace node where it is missing, as Curator's does; a
+     * persistent watch ({@link #watchers()}), which needs no node, is sent ahead of that create, so it is in place
+     * before any later request of the session, and its call completes once both are done.
      *
      * @param namespace the namespace, such as {@code "app"} or {@code "app/region"}; null or {@code ""} for none
      * @return the view

@@ -76,6 +76,25 @@ final class Exec {
     }
 
     /**
+     * {@link #once} for a request that needs no node, such as a watch registration: it is sent at once, and the
+     * namespace node, where it is not yet made sure of, is created right behind it rather than before it.
+     * ZooKeeper handles one session's requests in order, so a watch registered this way is in place before any
+     * request the caller makes afterwards, including a create of the watched node through another view of the
+     * session; waiting for the namespace node first would let such a create slip in ahead of the watch. The
+     * result completes once both are done, so the namespace node still exists after the first operation of any
+     * kind.
+     */
+    <T> CompletableFuture<T> onceAheadOfNamespace(ZkCall<T> call) {
+        if (namespaceRoot == null || core.isEnsured(namespaceRoot)) {
+            return connectedOnce(call);
+        }
+        return connected().thenCompose(v -> {
+            CompletableFuture<T> sent = invoke(call);
+            return ensureNamespace().thenCompose(ensured -> sent);
+        });
+    }
+
+    /**
      * Creates the namespace node and its parents where missing. A failure is logged, not thrown: the request
      * that follows fails for itself if it must (a connection loss is then retried, and the next attempt makes
      * sure of the namespace again).
@@ -94,9 +113,14 @@ final class Exec {
     }
 
     private <T> CompletableFuture<T> connectedOnce(ZkCall<T> call) {
+        return connected().thenCompose(v -> invoke(call));
+    }
+
+    /** Completes once the session is connected, waiting up to the connection timeout (blocking: on this thread). */
+    private CompletableFuture<Void> connected() {
         Session session = core.session();
         if (session.isConnected()) {
-            return invoke(call);
+            return CompletableFuture.completedFuture(null);
         }
         long waitMs = core.config().connectionTimeout().toMillis();
         if (blocking) {
@@ -107,9 +131,9 @@ final class Exec {
             } catch (InterruptedException e) {
                 return failed(e);
             }
-            return invoke(call);
+            return CompletableFuture.completedFuture(null);
         }
-        return session.whenConnected(waitMs).thenCompose(v -> invoke(call));
+        return session.whenConnected(waitMs);
     }
 
     private <T> CompletableFuture<T> invoke(ZkCall<T> call) {
@@ -133,6 +157,11 @@ final class Exec {
             result.completeExceptionally(e);
         }
         return result;
+    }
+
+    /** {@link #onceAheadOfNamespace} under the retry policy. */
+    <T> CompletableFuture<T> retryingAheadOfNamespace(ZkCall<T> call) {
+        return retrying(() -> onceAheadOfNamespace(call));
     }
 
     /** {@link #once} under the retry policy. */

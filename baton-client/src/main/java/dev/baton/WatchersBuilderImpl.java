@@ -54,9 +54,12 @@ final class WatchersBuilderImpl implements WatchersBuilder {
             Watcher w = watcher != null ? watcher : client.eventWatcher();
             ServerFeatures features = client.core().features();
             boolean blocking = exec.isBlocking();
+            // A watch needs no node: it goes ahead of the namespace node, so it is in place before the caller's
+            // next request.
             return features.explainFailure(ServerFeature.PERSISTENT_WATCHES,
-                    features.require(ServerFeature.PERSISTENT_WATCHES, blocking).thenCompose(v ->
-                            exec.retrying(Calls.addWatch(client.fullPath(path, false), path, w, mode))), blocking);
+                    features.require(ServerFeature.PERSISTENT_WATCHES, blocking).thenCompose(v -> exec
+                            .retryingAheadOfNamespace(Calls.addWatch(client.fullPath(path, false), path, w, mode))),
+                    blocking);
         }
 
         @Override

@@ -14,6 +14,8 @@ import dev.baton.state.ConnectionState;
 import dev.baton.state.ConnectionStateListener;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.Deque;
 import java.util.EnumSet;
 import java.util.HashSet;
 import java.util.List;
@@ -856,20 +858,51 @@ public final class BatonCache implements AutoCloseable {
         }
     }
 
-    /** End of a complete resync: cached nodes no read of it found are gone from the server. */
+    /**
+     * End of a complete resync: cached nodes no read of it found are gone from the server. They are reported as
+     * a deleted subtree is, each node after its descendants, and siblings in the order of their names (as the
+     * initial load reported them), so the removals a lost session causes read in a predictable order.
+     */
     private void removeUnseen(Resync r) {
         List<String> gone = new ArrayList<>();
-        for (String path : nodes.descendingKeySet()) {
+        for (String path : nodes.keySet()) {
             if (!r.seen.contains(path)) {
                 gone.add(path);
             }
         }
-        for (String path : gone) {
+        for (String path : childrenFirst(gone)) {
             ChildData old = nodes.remove(path);
             if (old != null) {
                 emit(BatonCacheListener.Type.NODE_DELETED, old, null);
             }
         }
+    }
+
+    /**
+     * The paths ordered for reporting removals: every node after its descendants, siblings in the order of their
+     * names. (The cache's own order sorts {@code /a-b} between {@code /a} and {@code /a/x}, as {@code '-'} comes
+     * before {@code '/'}, so reversing it would not keep a subtree together.)
+     */
+    private static List<String> childrenFirst(List<String> paths) {
+        List<String> byTree = new ArrayList<>(paths);
+        // With the separator sorted below every character a path may hold, a parent comes right before its subtree.
+        byTree.sort(Comparator.comparing((String p) -> p.replace('/', '\u0000')));
+        List<String> ordered = new ArrayList<>(byTree.size());
+        Deque<String> open = new ArrayDeque<>();
+        for (String path : byTree) {
+            while (!open.isEmpty() && !isAncestor(open.peek(), path)) {
+                ordered.add(open.pop());
+            }
+            open.push(path);
+        }
+        while (!open.isEmpty()) {
+            ordered.add(open.pop());
+        }
+        return ordered;
+    }
+
+    private static boolean isAncestor(String ancestor, String path) {
+        return ancestor.equals("/") ? !path.equals("/") : path.startsWith(ancestor + "/");
     }
 
     private void emit(BatonCacheListener.Type type, ChildData oldData, ChildData data) {

@@ -2,6 +2,7 @@ package dev.baton.recipes.cache;
 
 import dev.baton.BatonClient;
 import dev.baton.internal.BatonPaths;
+import dev.baton.internal.Failures;
 import dev.baton.internal.ListenerContainer;
 import dev.baton.listen.Listenable;
 import java.util.ArrayList;
@@ -9,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -39,8 +41,13 @@ import org.slf4j.LoggerFactory;
  * the client's connection; {@code INITIALIZED} with {@link StartMode#POST_INITIALIZED_EVENT}. What changed while
  * the client was disconnected is reported once it is back; a child deleted and created again meanwhile comes as
  * {@code CHILD_REMOVED} then {@code CHILD_ADDED}. Quick successive changes of one child may be reported as one
- * (the cache reads a child after each notification and reports what it finds). The path need not exist; it is not
- * created (Curator's creates it as a container).
+ * (the cache reads a child after each notification and reports what it finds).
+ *
+ * <p>As Curator's, the cache makes sure its path exists: {@code start} creates it where missing as a
+ * {@link CreateMode#CONTAINER container} node (its missing parents too), and whenever the cache sees it deleted,
+ * it creates it again. So once its last child is gone and the server removes the empty container, the path is
+ * back shortly after, and a plain create of a child under it works again. The path itself is never reported as
+ * an event; {@link #close()} deletes it only if this cache created it and it never had a child.
  *
  * <p>Thread-safe. Listeners added without an executor run on ZooKeeper's event thread and must not block.
  */
@@ -61,10 +68,15 @@ public final class PathChildrenCache implements AutoCloseable {
     private final String path;
     private final BatonCache cache;
     private final ListenerContainer<PathChildrenCacheListener> listeners;
+    /** Makes the path again when the cache sees it deleted (the server removes an empty container). */
+    private final BatonCacheListener pathKeeper = this::pathEvent;
+    private volatile boolean closed;
+    /** The creation zxid of the path as this cache last created it; 0 if it never did. */
+    private volatile long createdCzxid;
 
     /**
      * @param client the client
-     * @param path the parent whose children are cached; it need not exist
+     * @param path the parent whose children are cached; it need not exist ({@code start} creates it)
      * @param cacheData true to keep each child's data, false for its stat only ({@link ChildData#data()} null)
      * @throws NullPointerException if an argument is null
      * @throws IllegalArgumentException if the path is invalid
@@ -101,7 +113,7 @@ public final class PathChildrenCache implements AutoCloseable {
     }
 
     /**
-     * Starts the cache.
+     * Creates the path where it is missing (see the class comment) and starts the cache.
      *
      * @param mode how to fill it; with {@link StartMode#BUILD_INITIAL_CACHE} this returns once the children are
      *        loaded
@@ -126,7 +138,43 @@ public final class PathChildrenCache implements AutoCloseable {
                 mode == StartMode.POST_INITIALIZED_EVENT);
         cache.listenable().addListener(new Adapters.Composite(List.of(children),
                 mode == StartMode.BUILD_INITIAL_CACHE));
+        cache.listenable().addListener(pathKeeper);
+        // Sent before the cache's own requests: one session's requests are handled in order, so the initial load
+        // finds the path.
+        ensurePath();
         return cache.startAsync();
+    }
+
+    private void pathEvent(BatonCacheListener.Type type, ChildData oldData, ChildData data) {
+        if (type == BatonCacheListener.Type.NODE_DELETED && oldData.path().equals(path)) {
+            ensurePath();
+        }
+    }
+
+    /** Creates the path as a container, with its missing parents, unless it exists; in the background. */
+    private void ensurePath() {
+        if (closed || path.equals("/")) {
+            return;
+        }
+        try {
+            client.create().creatingParentContainersIfNeeded().withMode(CreateMode.CONTAINER).forPathAsync(path)
+                    .thenCompose(created -> client.checkExists().forPathAsync(path))
+                    .whenComplete((stat, error) -> {
+                        if (error == null && stat != null) {
+                            createdCzxid = stat.getCzxid();
+                            if (closed) {
+                                removeIfUnused(); // closed while the create was in flight
+                            }
+                        } else if (error != null && Failures.code(error) != KeeperException.Code.NODEEXISTS) {
+                            // A connection problem: the resync after reconnecting finds the path missing and
+                            // reports its deletion, which brings it back here.
+                            LOG.debug("PathChildrenCache {}: could not create the path: {}", path,
+                                    Failures.unwrap(error).toString());
+                        }
+                    });
+        } catch (IllegalStateException e) {
+            LOG.debug("PathChildrenCache {}: client closed, path not created", path);
+        }
     }
 
     /**
@@ -189,13 +237,42 @@ public final class PathChildrenCache implements AutoCloseable {
     }
 
     /**
-     * Stops: removes the watch (from the server too), the listeners and the cached children. Closing twice does
+     * Stops: removes the watch (from the server too), the listeners and the cached children, and, in the
+     * background, the path if this cache created it and it never had a child (the server keeps such a container
+     * for good); a path that had children is left for the server to remove once it is empty. Closing twice does
      * nothing.
      */
     @Override
     public void close() {
+        closed = true;
         cache.close();
         listeners.clear();
+        removeIfUnused();
+    }
+
+    /**
+     * Deletes the path, in the background, if this cache created it and it never had a child: the server removes
+     * a container only once it has had children, so such a path would otherwise stay for good.
+     */
+    private void removeIfUnused() {
+        long czxid = createdCzxid;
+        if (czxid == 0) {
+            return;
+        }
+        try {
+            client.checkExists().forPathAsync(path).thenCompose(stat -> stat != null && stat.getCzxid() == czxid
+                    && stat.getNumChildren() == 0 && stat.getCversion() == 0
+                    ? client.delete().withVersion(stat.getVersion()).forPathAsync(path)
+                    : CompletableFuture.<Void>completedFuture(null))
+                    .whenComplete((v, error) -> {
+                        if (error != null) {
+                            LOG.debug("PathChildrenCache {}: could not delete the unused path: {}", path,
+                                    Failures.unwrap(error).toString());
+                        }
+                    });
+        } catch (IllegalStateException e) {
+            LOG.debug("PathChildrenCache {}: client closed, unused path left", path);
+        }
     }
 
     @Override

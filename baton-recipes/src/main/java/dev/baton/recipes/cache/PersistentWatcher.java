@@ -95,7 +95,10 @@ public final class PersistentWatcher implements AutoCloseable {
 
     /**
      * Registers the watch in the background and returns at once; the reset listeners are called once it is in
-     * place.
+     * place. While the client is connected the request is sent before this returns, ahead of anything a namespaced
+     * client still has to create for its namespace; as ZooKeeper handles one session's requests in order, a change
+     * made through the same session (this client or any of its namespace views) after {@code start()} returns is
+     * reported even if the reset listeners have not been called yet.
      *
      * @throws IllegalStateException if already started or closed
      */

@@ -30,8 +30,11 @@ import org.slf4j.LoggerFactory;
  * {@code CONNECTION_SUSPENDED}, {@code CONNECTION_RECONNECTED}, {@code CONNECTION_LOST} for the client's
  * connection. What changed while the client was disconnected is reported once it is back. Quick successive changes
  * of one node may be reported as one (the cache reads a node after each notification and reports what it finds).
- * Unlike Curator's, {@code INITIALIZED} comes once, not again after a session loss, and with
- * {@code setCacheData(false)} events carry no data either.
+ * After a session loss the cache reads the tree again and reports the differences: the ephemeral nodes the lost
+ * session took away come as {@code NODE_REMOVED}, each node after its descendants and siblings in the order of
+ * their names. Unlike Curator's, {@code INITIALIZED} comes once, not again after a session loss, and with
+ * {@code setCacheData(false)} events carry no data either. On a namespaced client, paths are the namespace's own:
+ * a cache of {@code "/"} reports the namespace node as {@code "/"} and its child {@code test} as {@code "/test"}.
  *
  * <p>Thread-safe. Listeners added without an executor run on ZooKeeper's event thread and must not block.
  */

@@ -7,8 +7,10 @@ import dev.baton.internal.Requests;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.slf4j.Logger;
@@ -30,6 +32,9 @@ import org.slf4j.LoggerFactory;
  *     ...
  * }
  * }</pre>
+ *
+ * <p>{@link #waitForInitialCreate} returns once the TTL child exists too, not only the container: the server keeps
+ * a container that never had a child for good, so an owner that died between the two would leave the node behind.
  *
  * <p>While this instance is open it re-creates what goes missing: the container (through its
  * {@code PersistentNode}) and the child (at the next touch). The server must have TTL nodes enabled
@@ -60,6 +65,12 @@ public final class PersistentTtlNode implements AutoCloseable {
     private boolean closed;
     private ScheduledFuture<?> nextTouch;
     private CompletableFuture<?> touching = CompletableFuture.completedFuture(null);
+    /**
+     * Completes once the TTL child has been created (or touched) the first time. Until then the container has
+     * never had a child, and the server keeps such a container for good: an owner that died before its first touch
+     * would leave the node forever. So the initial wait waits for this too.
+     */
+    private final CompletableFuture<Void> firstTouch = new CompletableFuture<>();
 
     /**
      * A TTL node with the default child name and touch schedule factor.
@@ -128,29 +139,43 @@ public final class PersistentTtlNode implements AutoCloseable {
     }
 
     /**
-     * Waits until the node has been created the first time.
+     * Waits until the node and its TTL child have been created the first time. From then on the node is there
+     * while this instance is open, and goes by itself within the TTL (and the server's next container check) if
+     * its owner stops touching it, even if it never touches it again.
      *
      * @param timeout how long to wait, {@code >= 0}
      * @param unit the unit of {@code timeout}
-     * @return true if the node was created, false if the time ran out
+     * @return true once both were created, false if the time ran out (also when the TTL child cannot be created,
+     *         as on a server without TTL nodes; the failure is logged)
      * @throws InterruptedException if interrupted while waiting
      * @throws IllegalArgumentException if {@code timeout} is negative
-     * @throws IllegalStateException if not started, or closed
+     * @throws IllegalStateException if not started, or closed (also while waiting)
      */
     public boolean waitForInitialCreate(long timeout, TimeUnit unit) throws InterruptedException {
-        return node.waitForInitialCreate(timeout, unit);
+        long deadline = System.nanoTime() + unit.toNanos(timeout);
+        if (!node.waitForInitialCreate(timeout, unit)) {
+            return false;
+        }
+        try {
+            firstTouch.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            return true;
+        } catch (TimeoutException e) {
+            return false;
+        } catch (ExecutionException e) {
+            throw new IllegalStateException(this + " was closed while waiting for its initial create", e.getCause());
+        }
     }
 
     /**
-     * Waits until the node has been created the first time, as {@link PersistentNode#waitForInitialCreateAsync()}
-     * does.
+     * Waits, without a thread, until the node and its TTL child have been created the first time (see
+     * {@link #waitForInitialCreate}).
      *
-     * @return a future that completes when the node has been created the first time, or fails with
+     * @return a future that completes when both have been created the first time, or fails with
      *         {@link IllegalStateException} if this instance is closed first
      * @throws IllegalStateException if not started, or closed
      */
     public CompletableFuture<Void> waitForInitialCreateAsync() {
-        return node.waitForInitialCreateAsync();
+        return node.waitForInitialCreateAsync().thenCompose(v -> firstTouch);
     }
 
     /** @return a copy of the node's data */
@@ -206,7 +231,9 @@ public final class PersistentTtlNode implements AutoCloseable {
             try {
                 touching = client.create().orSetData().withTtl(ttlMs).withMode(CreateMode.PERSISTENT_WITH_TTL)
                         .forPathAsync(childPath, NO_DATA).whenComplete((path, error) -> {
-                            if (error != null && Failures.code(error) != KeeperException.Code.NONODE
+                            if (error == null) {
+                                firstTouch.complete(null);
+                            } else if (Failures.code(error) != KeeperException.Code.NONODE
                                     && !Failures.isConnectionProblem(error)) {
                                 LOG.error("PersistentTtlNode {}: touch failed", childPath, Failures.unwrap(error));
                             }
@@ -236,6 +263,7 @@ public final class PersistentTtlNode implements AutoCloseable {
             }
             inFlight = touching;
         }
+        firstTouch.completeExceptionally(new IllegalStateException(this + " was closed"));
         node.getListenable().removeListener(touchOnCreate);
         if (wasStarted) {
             if (!Requests.awaitAtClose(client, inFlight)) { // so that no touch re-creates the deleted child

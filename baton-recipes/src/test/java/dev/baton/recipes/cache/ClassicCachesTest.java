@@ -14,6 +14,8 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.data.Stat;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -172,5 +174,88 @@ class ClassicCachesTest {
         await().until(() -> "1".equals(text(tree.getCurrentData("/throws").getData())));
         assertThat(seen).containsExactly("NODE_ADDED", "INITIALIZED");
         assertThat(tree.iterator().next().getPath()).isEqualTo("/throws");
+    }
+    @Test
+    void pathChildrenCacheCreatesItsPathAndMakesItAgainAfterTheServerReapsIt() throws Exception {
+        String path = "/pcc-reaped/parent";
+        PathChildrenCache children = open(new PathChildrenCache(client, path, true));
+        List<String> events = new CopyOnWriteArrayList<>();
+        children.getListenable().addListener((c, e) -> events.add(e.getType() + " " + e.getData().getPath()));
+        children.start(PathChildrenCache.StartMode.BUILD_INITIAL_CACHE);
+        Stat first = writer.checkExists().forPath(path);
+        assertThat(first).as("the path, made by start()").isNotNull();
+        assertThat(first.getEphemeralOwner()).isZero();
+
+        writer.create().forPath(path + "/one");
+        await().until(() -> events.contains("CHILD_ADDED " + path + "/one"));
+        writer.delete().forPath(path + "/one");
+        await().until(() -> events.contains("CHILD_REMOVED " + path + "/one"));
+        // Empty once it had a child: the server's container manager removes it, and the cache makes it again.
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+            Stat now = writer.checkExists().forPath(path);
+            assertThat(now).isNotNull();
+            assertThat(now.getCzxid()).isNotEqualTo(first.getCzxid());
+        });
+        writer.create().forPath(path + "/two");
+        await().until(() -> events.contains("CHILD_ADDED " + path + "/two"));
+        assertThat(events).containsExactly("CHILD_ADDED " + path + "/one", "CHILD_REMOVED " + path + "/one",
+                "CHILD_ADDED " + path + "/two");
+    }
+
+    @Test
+    void aPathChildrenCacheLeavesNoUnusedPathItCreated() throws Exception {
+        writer.create().forPath("/pcc-mine");
+        PathChildrenCache created = new PathChildrenCache(client, "/pcc-mine/made", true);
+        PathChildrenCache existing = new PathChildrenCache(client, "/pcc-mine", true);
+        created.start(PathChildrenCache.StartMode.BUILD_INITIAL_CACHE);
+        existing.start(PathChildrenCache.StartMode.BUILD_INITIAL_CACHE);
+        assertThat(writer.checkExists().forPath("/pcc-mine/made")).isNotNull();
+        existing.close(); // not created by it: stays
+        created.close(); // never had a child, so the server would keep it for good
+        await().until(() -> writer.checkExists().forPath("/pcc-mine/made") == null);
+        assertThat(writer.checkExists().forPath("/pcc-mine")).isNotNull();
+        writer.delete().forPath("/pcc-mine");
+    }
+
+    @Test
+    void treeCacheOnANamespaceRootReportsPathsInTheNamespace() throws Exception {
+        TreeCache tree = open(new TreeCache(client.usingNamespace("tc-ns"), "/"));
+        List<String> events = new CopyOnWriteArrayList<>();
+        tree.getListenable().addListener((c, e) -> {
+            if (e.getData() != null) {
+                events.add(e.getType() + " " + e.getData().getPath());
+            }
+        });
+        tree.start();
+        writer.create().creatingParentsIfNeeded().forPath("/tc-ns/test");
+        await().until(() -> events.stream().anyMatch(e -> e.endsWith("test")));
+        assertThat(events).doesNotContain("NODE_ADDED /tc-ns").contains("NODE_ADDED /test");
+        assertThat(events.get(events.size() - 1)).isEqualTo("NODE_ADDED /test");
+        assertThat(events).allMatch(e -> e.equals("NODE_ADDED /") || e.equals("NODE_ADDED /test"));
+        assertThat(tree.getCurrentData("/test")).isNotNull();
+    }
+
+    @Test
+    void treeCacheReportsTheEphemeralNodesAKilledSessionTookAway() throws Exception {
+        writer.create().forPath("/tc-killed");
+        TreeCache tree = open(new TreeCache(client, "/tc-killed"));
+        List<String> events = new CopyOnWriteArrayList<>();
+        tree.getListenable().addListener((c, e) -> {
+            if (e.getType().name().startsWith("CONNECTION_")) {
+                return;
+            }
+            events.add(e.getType() + (e.getData() == null ? "" : " " + e.getData().getPath()));
+        });
+        tree.start();
+        await().until(() -> events.contains("INITIALIZED"));
+        client.create().withMode(CreateMode.EPHEMERAL).forPath("/tc-killed/foo", bytes("foo"));
+        client.create().withMode(CreateMode.EPHEMERAL).forPath("/tc-killed/me", bytes("me"));
+        await().until(() -> events.size() == 4);
+
+        zk.server().expireSession(client.getZooKeeper());
+        await().atMost(Duration.ofSeconds(30)).until(() -> events.size() >= 6);
+        assertThat(events).containsExactly("NODE_ADDED /tc-killed", "INITIALIZED", "NODE_ADDED /tc-killed/foo",
+                "NODE_ADDED /tc-killed/me", "NODE_REMOVED /tc-killed/foo", "NODE_REMOVED /tc-killed/me");
+        assertThat(tree.size()).isEqualTo(1);
     }
 }

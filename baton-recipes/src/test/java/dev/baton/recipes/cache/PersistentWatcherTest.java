@@ -126,4 +126,25 @@ class PersistentWatcherTest {
     private static boolean closed(WatchedEvent event) {
         return event.getType() == EventType.None && event.getState() == KeeperState.Closed && event.getPath() == null;
     }
+    @Test
+    void aWatcherThroughANamespaceSeesACreationMadeRightAfterStart() throws Exception {
+        try (BatonClient client = CacheTesting.newClient(zk.connectString());
+                PersistentWatcher watcher = new PersistentWatcher(client.usingNamespace("top"), "/main", true)) {
+            List<String> events = new CopyOnWriteArrayList<>();
+            watcher.getListenable().addListener(e -> {
+                if (e.getType() != EventType.None) {
+                    events.add(e.getType() + " " + e.getPath());
+                }
+            });
+            watcher.start();
+            // No wait for the registration: the watch is sent before anything the start makes sure of, and one
+            // session's requests are handled in order, so these creations come after it.
+            client.create().forPath("/top/main");
+            client.create().forPath("/top/main/a");
+            await().until(() -> events.size() >= 2);
+            assertThat(events).containsExactly("NodeCreated /main", "NodeCreated /main/a");
+            watcher.close();
+            client.delete().deletingChildrenIfNeeded().forPath("/top");
+        }
+    }
 }

@@ -5,9 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.baton.Baton;
 import dev.baton.BatonClient;
 import dev.baton.recipes.TestResources;
 import dev.baton.retry.RetryOneTime;
+import dev.baton.testing.EmbeddedZooKeeper;
 import dev.baton.testing.EmbeddedZooKeeperExtension;
 import java.time.Duration;
 import java.util.List;
@@ -22,6 +24,11 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class PersistentTtlNodeTest {
     @RegisterExtension
     static EmbeddedZooKeeperExtension zk = new EmbeddedZooKeeperExtension();
+
+    /** Checks for empty containers and expired TTL nodes every millisecond, as Curator's TTL node test does. */
+    @RegisterExtension
+    static EmbeddedZooKeeperExtension fastReaper = new EmbeddedZooKeeperExtension(
+            EmbeddedZooKeeper.builder().containerCheckInterval(Duration.ofMillis(1)));
 
     @RegisterExtension
     final TestResources resources = new TestResources(zk);
@@ -134,5 +141,55 @@ class PersistentTtlNodeTest {
         node.close();
         assertThatThrownBy(node::start).isInstanceOf(IllegalStateException.class).hasMessageContaining("CLOSED");
         assertThat(client.checkExists().forPath("/ttl/life")).isNull();
+    }
+    @Test
+    void theNodeIsThereFromTheInitialCreateUntilCloseThenGoesWithinTheTtl() throws Exception {
+        long ttlMs = 1000;
+        String path = "/ttl/open";
+        try (BatonClient client = Baton.newClient(fastReaper.connectString(), new RetryOneTime(1))) {
+            client.start();
+            assertThat(client.blockUntilConnected(10, TimeUnit.SECONDS)).isTrue();
+            // The first touch races with the initial wait: try it a few times.
+            for (int i = 0; i < 20; i++) {
+                try (PersistentTtlNode node = new PersistentTtlNode(client, path + "-" + i, ttlMs, new byte[0])) {
+                    node.start();
+                    assertThat(node.waitForInitialCreate(10, TimeUnit.SECONDS)).isTrue();
+                    assertThat(client.checkExists().forPath(node.getChildPath())).as("TTL child, round %d", i)
+                            .isNotNull();
+                }
+            }
+            try (PersistentTtlNode node = new PersistentTtlNode(client, path, ttlMs, new byte[0])) {
+                node.start();
+                assertThat(node.waitForInitialCreate(10, TimeUnit.SECONDS)).isTrue();
+                assertThat(client.checkExists().forPath(path)).as("right after the initial create").isNotNull();
+                assertThat(client.checkExists().forPath(node.getChildPath())).as("its TTL child, as early")
+                        .isNotNull();
+                // Many TTLs and container checks while open: never missing, not even for a moment.
+                await().during(Duration.ofMillis(ttlMs * 8)).atMost(Duration.ofSeconds(30))
+                        .pollInterval(Duration.ofMillis(5))
+                        .until(() -> client.checkExists().forPath(path) != null);
+            }
+            await().atMost(Duration.ofMillis(ttlMs)).pollInterval(Duration.ofMillis(5))
+                    .until(() -> client.checkExists().forPath(path) == null);
+        }
+    }
+    @Test
+    void anOwnerThatDiesRightAfterTheInitialCreateLeavesNothingBehind() throws Exception {
+        long ttlMs = 500;
+        String path = "/ttl/short-lived";
+        BatonClient owner = Baton.newClient(fastReaper.connectString(), new RetryOneTime(1));
+        owner.start();
+        assertThat(owner.blockUntilConnected(10, TimeUnit.SECONDS)).isTrue();
+        PersistentTtlNode node = new PersistentTtlNode(owner, path, ttlMs, new byte[0]);
+        node.start();
+        assertThat(node.waitForInitialCreate(10, TimeUnit.SECONDS)).isTrue();
+        owner.close(); // dies without closing the node: no touch, no delete
+        try (BatonClient other = Baton.newClient(fastReaper.connectString(), new RetryOneTime(1))) {
+            other.start();
+            assertThat(other.blockUntilConnected(10, TimeUnit.SECONDS)).isTrue();
+            // A container that never had a child is kept for good; one whose TTL child expired goes.
+            await().atMost(Duration.ofSeconds(10)).until(() -> other.checkExists().forPath(path) == null);
+        }
+        node.close();
     }
 }
