@@ -212,9 +212,10 @@ public final class SimpleDistributedQueue {
             CompletableFuture<byte[]> data = Requests.send(blocking, client.getData(), itemPath);
             CompletableFuture<Void> delete = remove ? Requests.send(blocking, client.delete(), itemPath) : null;
             return data.handle((bytes, readError) -> (Object) null).thenCompose(x -> delete == null
-                    ? data.handle((bytes, e) -> decide(name, bytes, e, null))
+                    ? data.handle((bytes, e) -> decide(name, bytes, e, null, false))
                     : delete.handle((v, deleteError) -> decide(name, data.isCompletedExceptionally() ? null
-                            : data.join(), data.isCompletedExceptionally() ? failure(data) : null, deleteError)));
+                            : data.join(), data.isCompletedExceptionally() ? failure(data) : null, deleteError,
+                            true)));
         }, null).thenApply(b -> b == EMPTY ? null : b);
     }
 
@@ -227,10 +228,18 @@ public final class SimpleDistributedQueue {
         }
     }
 
-    /** One try's outcome: the bytes, or null to try the next name; throws what ends the call. */
-    private byte[] decide(String name, byte[] bytes, Throwable readError, Throwable deleteError) {
+    /**
+     * One try's outcome: the bytes, or null to try the next name; throws what ends the call. A name taken (by
+     * this try or another) leaves {@link #known}, so that the next take does not try it again.
+     */
+    private byte[] decide(String name, byte[] bytes, Throwable readError, Throwable deleteError, boolean taken) {
         Throwable error = deleteError != null ? deleteError : readError;
         if (error == null) {
+            if (taken) {
+                synchronized (known) {
+                    known.remove(name);
+                }
+            }
             return bytes;
         }
         if (Failures.code(error) == KeeperException.Code.NONODE) {
@@ -251,6 +260,9 @@ public final class SimpleDistributedQueue {
 
     /** Lists the queue into {@link #known}; completes with true if it found items. */
     private CompletableFuture<Boolean> list(boolean blocking, Watcher watcher) {
+        if (watcher instanceof Take take) {
+            take.watched = true;
+        }
         var request = watcher == null ? client.getChildren() : client.getChildren().usingWatcher(watcher);
         return Requests.send(blocking, request, path).handle((children, error) -> {
             if (error != null) {
@@ -284,6 +296,9 @@ public final class SimpleDistributedQueue {
     private final class Take implements Watcher, ConnectionStateListener {
         final CompletableFuture<byte[]> result = new CompletableFuture<>();
         private final long deadline;
+        // Whether a listing set this take's watch: only then is there one to remove when the take is over (a take
+        // answered from the remembered names, as on a busy queue, sets none and sends no removal).
+        private volatile boolean watched;
         // Guarded by this.
         private boolean trying;
         private boolean again;
@@ -296,7 +311,7 @@ public final class SimpleDistributedQueue {
             client.getConnectionStateListenable().addListener(this);
             result.whenComplete((bytes, error) -> {
                 client.getConnectionStateListenable().removeListener(this);
-                if (client.getState() == BatonClient.State.STARTED) {
+                if (watched && client.getState() == BatonClient.State.STARTED) {
                     client.watchers().remove(this).ofType(WatcherType.Any).quietly().forPathAsync(path)
                             .exceptionally(e -> null);
                 }
