@@ -81,7 +81,9 @@ public final class SimpleDistributedQueue {
     private final ArrayDeque<Claim> claims = new ArrayDeque<>();
     // Guarded by lock.
     private boolean listing;
-    private long listingsDone;
+    /** Listings started, and the number of the last one answered (one is in flight at a time). */
+    private long listingsStarted;
+    private long listedUpTo;
     /** The queue may hold items not in {@link #known}: list when they run out rather than wait for the watch. */
     private boolean stale = true;
     /** A listing has set this instance's watch since it was last removed. */
@@ -282,7 +284,7 @@ public final class SimpleDistributedQueue {
 
     private void enqueue(Take take) {
         synchronized (lock) {
-            take.since = listingsDone;
+            take.since = listingsStarted;
             waiting.add(take);
         }
         if (take.deadline != Long.MAX_VALUE) {
@@ -376,7 +378,7 @@ public final class SimpleDistributedQueue {
                 continue;
             }
             boolean due = take.deadline != Long.MAX_VALUE && now - take.deadline >= 0;
-            boolean looked = listingsDone > take.since;
+            boolean looked = listedUpTo > take.since; // by a listing started after it came
             if (due && looked && live >= claims.size() + known.size()) {
                 it.remove();
                 answers.add(() -> take.result.complete(null));
@@ -398,7 +400,8 @@ public final class SimpleDistributedQueue {
                 && (stale || look)) {
             listing = true;
             boolean watch = wait;
-            actions.add(() -> list(watch));
+            long number = ++listingsStarted;
+            actions.add(() -> list(watch, number));
         }
         // 5. Nothing waits: the watch (if one is set) and the reconnection listener go.
         if (live == 0 && armed && !listing && client.getState() == BatonClient.State.STARTED) {
@@ -503,21 +506,21 @@ public final class SimpleDistributedQueue {
      * instead; should it have come just now, the queue is listed again (a watch on an existing node would not
      * see its children come).
      */
-    private void list(boolean watch) {
+    private void list(boolean watch, long number) {
         var request = watch ? client.getChildren().usingWatcher(watcher) : client.getChildren();
         Requests.send(false, request, path).handle((children, error) -> {
             if (error == null) {
                 List<String> items = items(children);
                 synchronized (lock) {
                     known.addAll(items);
-                    listed(watch, !items.isEmpty() || !watch);
+                    listed(number, watch, !items.isEmpty() || !watch);
                 }
                 pump();
             } else if (Failures.code(error) == KeeperException.Code.NONODE && watch) {
                 Requests.send(false, client.checkExists().usingWatcher(watcher), path).handle((stat, e) -> {
                     if (e == null) {
                         synchronized (lock) {
-                            listed(true, stat != null);
+                            listed(number, true, stat != null);
                         }
                         pump();
                     } else {
@@ -527,7 +530,7 @@ public final class SimpleDistributedQueue {
                 });
             } else if (Failures.code(error) == KeeperException.Code.NONODE) {
                 synchronized (lock) {
-                    listed(false, true);
+                    listed(number, false, true);
                 }
                 pump();
             } else {
@@ -557,9 +560,9 @@ public final class SimpleDistributedQueue {
     }
 
     /** A listing came back (under the lock): {@code stale} if the queue may hold items it did not show. */
-    private void listed(boolean watched, boolean stale) {
+    private void listed(long number, boolean watched, boolean stale) {
         listing = false;
-        listingsDone++;
+        listedUpTo = number;
         armed |= watched;
         this.stale = stale;
     }
@@ -610,7 +613,7 @@ public final class SimpleDistributedQueue {
         final CompletableFuture<byte[]> result = new CompletableFuture<>();
         /** When a poll gives up ({@code Long.MAX_VALUE}: never); a plain poll's is its start. */
         final long deadline;
-        /** Listings done before it came (guarded by the queue's lock). */
+        /** Listings started before it came (guarded by the queue's lock): a poll needs a look by a later one. */
         long since;
 
         Take(long deadline) {

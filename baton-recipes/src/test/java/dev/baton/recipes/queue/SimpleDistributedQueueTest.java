@@ -219,6 +219,23 @@ class SimpleDistributedQueueTest {
         assertThat(sent(before, after, "checkWatches")).isLessThanOrEqualTo(1);
     }
 
+    @Test
+    void aPollSeesEveryItemOfferedBeforeItEvenWithATakeWaiting() throws Exception {
+        SimpleDistributedQueue queue = new SimpleDistributedQueue(client, "/sq/seen");
+        SimpleDistributedQueue producer = new SimpleDistributedQueue(resources.untrackedClient(), "/sq/seen");
+        for (int i = 0; i < 50; i++) {
+            // The waiting take's listing may still be in flight when the poll comes: the poll must not take that
+            // listing's answer, from before the offers, for its own.
+            CompletableFuture<byte[]> waiting = queue.takeAsync();
+            producer.offer(b("a" + i));
+            producer.offer(b("b" + i));
+            byte[] polled = queue.poll();
+            assertThat(polled).as("poll %d", i).isNotNull();
+            assertThat(List.of(s(polled), s(waiting.get(20, TimeUnit.SECONDS))))
+                    .containsExactlyInAnyOrder("a" + i, "b" + i);
+        }
+    }
+
     private static long sent(Map<String, Long> before, Map<String, Long> after, String type) {
         return after.getOrDefault(type, 0L) - before.getOrDefault(type, 0L);
     }
