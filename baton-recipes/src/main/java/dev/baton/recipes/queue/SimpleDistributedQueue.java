@@ -46,10 +46,12 @@ import org.slf4j.LoggerFactory;
  * <p>The takes waiting on one instance share its listing: it lists the queue, claims the listed items in order
  * (up to 8 claims in flight, never more than there are takes waiting, so that every item deleted has a caller to
  * go to), and lists again only when the listed items have run out (new items always have higher sequences). A claim
- * lost to another consumer moves on to the next listed item. So a busy queue costs one {@code getData} and one
- * {@code delete} per item (plus the races lost to other consumers), whether the takes come one after another or
- * many at once, not a listing per item. Should a take be given up just as an item was claimed for it, the item
- * is put back at the end of the queue rather than lost.
+ * lost to another consumer moves on to the next listed item, and the next few claims then read the item first and
+ * delete it only if the read found it, so that a race lost costs a read rather than a failed delete (a write the
+ * servers log). So a busy queue costs one {@code getData} and one {@code delete} per item (plus a read or a failed
+ * delete per race lost to other consumers), whether the takes come one after another or many at once, not a
+ * listing per item. Should a take be given up just as an item was claimed for it, the item is put back at the
+ * end of the queue rather than lost.
  *
  * <p>Waiting ({@code take}, {@code poll} with a timeout, {@code takeAsync}) is one child watch per instance, not a
  * thread, removed when no take waits any more; if the container node is reaped while a take waits (Curator's
@@ -66,6 +68,14 @@ public final class SimpleDistributedQueue {
     private static final Duration RETRY = Duration.ofMillis(250);
     /** Claims in flight at most, each for a take waiting. */
     private static final int WINDOW = 8;
+    /**
+     * After a race lost to another consumer, claims read the item first and send its delete only once the read
+     * found it, until this many have won: a race lost then mostly costs a read (answered by the consumer's own
+     * server) rather than a failed delete (a write that every server of the ensemble logs). Consumers that list
+     * the same items chase the same first item, so this is their common case; a consumer alone never loses a race
+     * and sends both requests back to back.
+     */
+    private static final int CAREFUL_CLAIMS = 4;
 
     private final BatonClient client;
     private final String path;
@@ -93,6 +103,8 @@ public final class SimpleDistributedQueue {
     private boolean listening;
     private boolean pumping;
     private boolean repump;
+    /** Claims still to read first ({@link #CAREFUL_CLAIMS}). */
+    private int careful;
 
     /**
      * @param client the client
@@ -467,12 +479,20 @@ public final class SimpleDistributedQueue {
 
     /**
      * Claims one item: its {@code getData} and {@code delete} sent back to back (ZooKeeper answers one session's
-     * requests in order, so the read sees the node the delete then removes). Whoever deletes it has it.
+     * requests in order, so the read sees the node the delete then removes), or after a lost race the delete only
+     * once the read has found the item ({@link #CAREFUL_CLAIMS}). Whoever deletes it has it.
      */
     private void claim(Claim claim) {
         String itemPath = BatonPaths.makePath(path, claim.name);
+        boolean readFirst;
+        synchronized (lock) {
+            readFirst = careful > 0;
+        }
         CompletableFuture<byte[]> data = Requests.send(false, client.getData(), itemPath);
-        CompletableFuture<Void> delete = Requests.send(false, client.delete(), itemPath);
+        CompletableFuture<Void> delete = readFirst
+                ? data.handle((bytes, e) -> e).thenCompose(e -> e == null
+                        ? Requests.send(false, client.delete(), itemPath) : CompletableFuture.failedFuture(e))
+                : Requests.send(false, client.delete(), itemPath);
         CompletableFuture.allOf(data, delete).handle((x, e) -> {
             Throwable readError = failure(data);
             Throwable deleteError = failure(delete);
@@ -480,10 +500,13 @@ public final class SimpleDistributedQueue {
                 claim.done = true;
                 if (deleteError == null && readError == null) {
                     claim.bytes = data.join();
+                    careful = Math.max(0, careful - 1);
                 } else if (deleteError == null) {
                     LOG.warn("queue item {}/{} was taken but could not be read", path, claim.name, readError);
                 } else if (Failures.code(deleteError) != KeeperException.Code.NONODE) {
-                    claim.error = deleteError; // else taken by another: on to the next
+                    claim.error = deleteError;
+                } else {
+                    careful = CAREFUL_CLAIMS; // taken by another (this read, or this delete, found it gone)
                 }
             }
             pump();

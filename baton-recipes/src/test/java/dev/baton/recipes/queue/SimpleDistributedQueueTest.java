@@ -236,6 +236,30 @@ class SimpleDistributedQueueTest {
         }
     }
 
+    @Test
+    void afterARaceLostAClaimReadsBeforeItDeletes() throws Exception {
+        SimpleDistributedQueue producer = new SimpleDistributedQueue(resources.untrackedClient(), "/sq/race");
+        for (String item : List.of("a", "b", "c", "d", "e")) {
+            producer.offer(b(item));
+        }
+        List<String> names = new ArrayList<>(client.getChildren().forPath("/sq/race"));
+        names.sort(String::compareTo);
+        BatonClient rival = resources.untrackedClient();
+        SimpleDistributedQueue queue = new SimpleDistributedQueue(client, "/sq/race");
+        assertThat(s(queue.poll())).isEqualTo("a"); // lists: b to e are remembered
+        rival.delete().forPath("/sq/race/" + names.get(1)); // another consumer takes b
+        assertThat(s(queue.poll())).isEqualTo("c"); // b's claim is a race lost
+        rival.delete().forPath("/sq/race/" + names.get(3)); // and d
+
+        Map<String, Long> before = zk.server().requestCounts();
+        assertThat(s(queue.poll())).isEqualTo("e");
+        Map<String, Long> after = zk.server().requestCounts();
+        // Since the lost race, claims read first: d's read finds it gone and sends no delete; e's read, then delete.
+        assertThat(sent(before, after, "getData")).isEqualTo(2);
+        assertThat(sent(before, after, "delete")).isEqualTo(1);
+        assertThat(sent(before, after, "getChildren")).isZero();
+    }
+
     private static long sent(Map<String, Long> before, Map<String, Long> after, String type) {
         return after.getOrDefault(type, 0L) - before.getOrDefault(type, 0L);
     }
