@@ -381,6 +381,38 @@ public interface BenchClient extends AutoCloseable {
         throw new UnsupportedOperationException(name() + " has no queue");
     }
 
+    /** A {@code SimpleDistributedQueue}: blocking offer and take on one session. */
+    interface SimpleQueue extends Recipe {
+        /**
+         * Adds an item at the end of the queue.
+         *
+         * @param item the item's bytes
+         * @throws KeeperException from the server
+         * @throws InterruptedException if interrupted
+         */
+        void offer(byte[] item) throws KeeperException, InterruptedException;
+
+        /**
+         * Takes the first item, waiting as long as it takes for one.
+         *
+         * @return the item's bytes
+         * @throws KeeperException from the server
+         * @throws InterruptedException if interrupted
+         */
+        byte[] take() throws KeeperException, InterruptedException;
+    }
+
+    /**
+     * The library's {@code SimpleDistributedQueue} on {@code path} (Curator's layout: {@code qn-<seq>} items).
+     *
+     * @param path the queue's path
+     * @return the queue; {@link Recipe#close()} does nothing (the recipe has no lifecycle)
+     * @throws UnsupportedOperationException if {@link #hasRecipes()} is false
+     */
+    default SimpleQueue simpleQueue(String path) {
+        throw new UnsupportedOperationException(name() + " has no simple queue");
+    }
+
     /**
      * The library's name as it appears in the report ({@code "Baton"}, {@code "Curator"}, {@code "ZooKeeper"}).
      *

@@ -27,7 +27,8 @@ final class Scenarios {
             new DiscoveryScenarios.Convergence(),
             new DiscoveryScenarios.Caches(),
             new QueueScenario(false),
-            new QueueScenario(true));
+            new QueueScenario(true),
+            new SimpleQueueScenario());
 
     private Scenarios() {
     }

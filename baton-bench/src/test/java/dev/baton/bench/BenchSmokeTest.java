@@ -54,7 +54,8 @@ class BenchSmokeTest {
             "selector-rotation", 5.0,
             "discovery-convergence", 1.0 + DiscoveryScenarios.Convergence.CACHES,
             "discovery-caches", 2.0 * CACHE_NODES + 5.0,
-            "queue-locked", 5.0);
+            "queue-locked", 5.0,
+            "simple-queue", 4.0);
 
     /**
      * Requests the server should see per op from a client that adds no request of its own. For the recipe scenarios (no
@@ -97,7 +98,10 @@ class BenchSmokeTest {
             // then the settling transaction); Curator's lock create, getData, delete and lock delete. Listings and
             // races lost to the other consumers come on top.
             Map.entry("queue", 3.0),
-            Map.entry("queue-locked", 4.0));
+            Map.entry("queue-locked", 4.0),
+            // The simple queue, per delivered item: the offer's create and the take's getData + delete; listings
+            // (Curator: one per take) and races lost to the other consumer come on top.
+            Map.entry("simple-queue", 3.0));
 
     /**
      * Scenarios whose request count depends on timing (wake-ups, lost races): the allowed range of requests per op
@@ -107,23 +111,24 @@ class BenchSmokeTest {
      * requeued selector that finds fewer than two ahead of it (the others still requeueing) sends fewer requests,
      * the more often the busier the machine (4.5 to 4.7 per turn on two cores).
      */
-    private static final Map<String, double[]> TIMING_DEPENDENT = Map.of(
-            "double-barrier", new double[] {0.9, 2.5},
-            "selector-rotation", new double[] {0.8, 1.05},
-            "atomic-increment", new double[] {1.0, 10.0},
-            "mutex-8", new double[] {1.0, 3.0},
-            "semaphore", new double[] {1.0, 4.0},
-            "rwlock", new double[] {1.0, 3.0},
-            "discovery-convergence", new double[] {0.9, 1.1},
-            "discovery-caches", new double[] {0.9, 1.1},
-            "queue", new double[] {1.0, 8.0},
-            "queue-locked", new double[] {1.0, 8.0});
+    private static final Map<String, double[]> TIMING_DEPENDENT = Map.ofEntries(
+            Map.entry("double-barrier", new double[] {0.9, 2.5}),
+            Map.entry("selector-rotation", new double[] {0.8, 1.05}),
+            Map.entry("atomic-increment", new double[] {1.0, 10.0}),
+            Map.entry("mutex-8", new double[] {1.0, 3.0}),
+            Map.entry("semaphore", new double[] {1.0, 4.0}),
+            Map.entry("rwlock", new double[] {1.0, 3.0}),
+            Map.entry("discovery-convergence", new double[] {0.9, 1.1}),
+            Map.entry("discovery-caches", new double[] {0.9, 1.1}),
+            Map.entry("queue", new double[] {1.0, 8.0}),
+            Map.entry("queue-locked", new double[] {1.0, 8.0}),
+            Map.entry("simple-queue", new double[] {1.0, 8.0}));
 
     /** Scenarios built on a recipe: the bare ZooKeeper client has none and is left out. */
     private static final Set<String> RECIPE_SCENARIOS = Set.of("latch-join", "latch-failover", "selector-rotation",
             "cache-initial-load", "cache-event-latency", "double-barrier", "atomic-increment", "mutex-uncontended",
             "mutex-8", "semaphore", "rwlock", "discovery-get-instance", "discovery-convergence",
-            "discovery-caches", "queue", "queue-locked");
+            "discovery-caches", "queue", "queue-locked", "simple-queue");
 
     @RegisterExtension
     static EmbeddedZooKeeperExtension zk = new EmbeddedZooKeeperExtension();

@@ -256,6 +256,26 @@ public final class BatonBenchClient implements BenchClient {
         };
     }
 
+    @Override
+    public SimpleQueue simpleQueue(String path) {
+        var queue = new dev.baton.recipes.queue.SimpleDistributedQueue(client, path);
+        return new SimpleQueue() {
+            @Override
+            public void offer(byte[] item) throws KeeperException, InterruptedException {
+                queue.offer(item);
+            }
+
+            @Override
+            public byte[] take() throws KeeperException, InterruptedException {
+                return queue.take();
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+    }
+
     private static final dev.baton.recipes.queue.QueueSerializer<byte[]> BYTES =
             new dev.baton.recipes.queue.QueueSerializer<>() {
                 @Override

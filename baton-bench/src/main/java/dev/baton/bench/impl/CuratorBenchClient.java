@@ -296,6 +296,38 @@ public final class CuratorBenchClient implements BenchClient {
         };
     }
 
+    @Override
+    public SimpleQueue simpleQueue(String path) {
+        var queue = new org.apache.curator.framework.recipes.queue.SimpleDistributedQueue(client, path);
+        return new SimpleQueue() {
+            @Override
+            public void offer(byte[] item) throws KeeperException, InterruptedException {
+                try {
+                    queue.offer(item);
+                } catch (KeeperException | InterruptedException | RuntimeException e) {
+                    throw e;
+                } catch (Exception e) {
+                    throw new IllegalStateException("Curator simple queue offer " + path, e);
+                }
+            }
+
+            @Override
+            public byte[] take() throws KeeperException, InterruptedException {
+                try {
+                    return queue.take();
+                } catch (KeeperException | InterruptedException | RuntimeException e) {
+                    throw e;
+                } catch (Exception e) {
+                    throw new IllegalStateException("Curator simple queue take " + path, e);
+                }
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+    }
+
     private static final org.apache.curator.framework.recipes.queue.QueueSerializer<byte[]> BYTES =
             new org.apache.curator.framework.recipes.queue.QueueSerializer<>() {
                 @Override

@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.Iterator;
 import java.util.List;
 import java.util.NoSuchElementException;
 import java.util.Objects;
@@ -37,13 +38,27 @@ import org.slf4j.LoggerFactory;
  * }</pre>
  *
  * <h2>Semantics</h2>
- * FIFO by sequence. Taking an item ({@code poll}, {@code remove}, {@code take}) reads it and deletes it with
- * both requests sent back to back; whoever deletes it has it, so each item is taken at most once. The instance
- * remembers its last listing and takes those items in order until they run out before it lists again (new items
- * always have higher sequences), so a busy queue costs one round trip per item, not a listing per item. Waiting
- * ({@code take}, {@code poll} with a timeout, {@code takeAsync}) is a child watch, not a thread; if the container
- * node is reaped while a take waits (Curator's CURATOR-308) the wait goes on, on an existence watch. There is no
- * lifecycle: nothing to start or close; a wait given up removes its watch.
+ * FIFO by sequence: an instance hands out items in increasing sequence order, to its waiting takes in the order
+ * they came, so each caller gets its items in order. Taking an item ({@code poll}, {@code remove}, {@code take},
+ * {@code takeAsync}) reads it and deletes it with both requests sent back to back; whoever deletes it has it, so
+ * each item is taken at most once.
+ *
+ * <p>The takes waiting on one instance share its listing: it lists the queue, claims the listed items in order
+ * (up to 8 claims in flight, never more than there are takes waiting, so that every item deleted has a caller to
+ * go to), and lists again only when the listed items have run out (new items always have higher sequences). A claim
+ * lost to another consumer moves on to the next listed item, and the next few claims then read the item first and
+ * delete it only if the read found it, so that a race lost costs a read rather than a failed delete (a write the
+ * servers log). So a busy queue costs one {@code getData} and one {@code delete} per item (plus a read or a failed
+ * delete per race lost to other consumers), whether the takes come one after another or many at once, not a
+ * listing per item. Should a take be given up just as an item was claimed for it, the item is put back at the
+ * end of the queue rather than lost.
+ *
+ * <p>Waiting ({@code take}, {@code poll} with a timeout, {@code takeAsync}) is one child watch per instance, not a
+ * thread, removed when no take waits any more; if the container node is reaped while a take waits (Curator's
+ * CURATOR-308) the wait goes on, on an existence watch. On ZooKeeper's event thread (in a watcher or a callback),
+ * where no asynchronous answer can arrive, {@code poll()} lists and claims with blocking requests, one at a time,
+ * and the waiting calls fail with {@link IllegalStateException}. {@code peek} lists the queue and reads the first
+ * item still there. There is no lifecycle: nothing to start or close.
  *
  * <p>Thread-safety: thread-safe.
  */
@@ -51,13 +66,45 @@ public final class SimpleDistributedQueue {
     private static final Logger LOG = LoggerFactory.getLogger(SimpleDistributedQueue.class);
     private static final String PREFIX = "qn-";
     private static final Duration RETRY = Duration.ofMillis(250);
-    /** A round's answer for "the queue is empty" (never a real item: compared by identity). */
-    private static final byte[] EMPTY = new byte[0];
+    /** Claims in flight at most, each for a take waiting. */
+    private static final int WINDOW = 8;
+    /**
+     * After a race lost to another consumer, claims read the item first and send its delete only once the read
+     * found it, until this many have won: a race lost then mostly costs a read (answered by the consumer's own
+     * server) rather than a failed delete (a write that every server of the ensemble logs). Consumers that list
+     * the same items chase the same first item, so this is their common case; a consumer alone never loses a race
+     * and sends both requests back to back.
+     */
+    private static final int CAREFUL_CLAIMS = 4;
 
     private final BatonClient client;
     private final String path;
-    // Guarded by itself: the names of the last listing not yet known to be gone, in order.
+    private final Watcher watcher = this::childrenChanged;
+    private final ConnectionStateListener reconnection = this::reconnected;
+
+    private final Object lock = new Object();
+    // Guarded by lock: the names of the last listing not yet claimed, in order.
     private final ArrayDeque<String> known = new ArrayDeque<>();
+    // Guarded by lock: the takes waiting, in the order they came.
+    private final ArrayDeque<Take> waiting = new ArrayDeque<>();
+    // Guarded by lock: the claims in flight, in the order sent.
+    private final ArrayDeque<Claim> claims = new ArrayDeque<>();
+    // Guarded by lock.
+    private boolean listing;
+    /** Listings started, and the number of the last one answered (one is in flight at a time). */
+    private long listingsStarted;
+    private long listedUpTo;
+    /** The queue may hold items not in {@link #known}: list when they run out rather than wait for the watch. */
+    private boolean stale = true;
+    /** A listing has set this instance's watch since it was last removed. */
+    private boolean armed;
+    /** After a connection problem: no request until the retry delay has passed. */
+    private boolean resting;
+    private boolean listening;
+    private boolean pumping;
+    private boolean repump;
+    /** Claims still to read first ({@link #CAREFUL_CLAIMS}). */
+    private int careful;
 
     /**
      * @param client the client
@@ -121,7 +168,25 @@ public final class SimpleDistributedQueue {
      * @throws InterruptedException if interrupted while waiting
      */
     public byte[] peek() throws KeeperException, InterruptedException {
-        return Failures.await(next(true, false, null));
+        while (true) {
+            List<String> items;
+            try {
+                items = items(client.getChildren().forPath(path));
+            } catch (KeeperException.NoNodeException e) {
+                return null;
+            }
+            if (items.isEmpty()) {
+                return null;
+            }
+            for (String name : items) {
+                try {
+                    return client.getData().forPath(BatonPaths.makePath(path, name));
+                } catch (KeeperException.NoNodeException e) {
+                    // taken meanwhile: the next one
+                }
+            }
+            // Every item listed was taken meanwhile: look again.
+        }
     }
 
     /**
@@ -130,7 +195,39 @@ public final class SimpleDistributedQueue {
      * @throws InterruptedException if interrupted while waiting
      */
     public byte[] poll() throws KeeperException, InterruptedException {
-        return Failures.await(next(true, true, null));
+        if (client.isEventThread()) {
+            return pollHere(); // answers come on that very thread: wait for none
+        }
+        return await(new Take(System.nanoTime()));
+    }
+
+    /**
+     * A poll with blocking requests, none asynchronous, for a caller on ZooKeeper's event thread (a watcher or a
+     * callback), where the answers of asynchronous requests would never come: a listing, then each item's read and
+     * delete in turn.
+     */
+    private byte[] pollHere() throws KeeperException, InterruptedException {
+        while (true) {
+            List<String> items;
+            try {
+                items = items(client.getChildren().forPath(path));
+            } catch (KeeperException.NoNodeException e) {
+                return null;
+            }
+            if (items.isEmpty()) {
+                return null;
+            }
+            for (String name : items) {
+                String itemPath = BatonPaths.makePath(path, name);
+                try {
+                    byte[] bytes = client.getData().forPath(itemPath);
+                    client.delete().forPath(itemPath);
+                    return bytes;
+                } catch (KeeperException.NoNodeException e) {
+                    // taken by another: the next one
+                }
+            }
+        }
     }
 
     /**
@@ -149,7 +246,9 @@ public final class SimpleDistributedQueue {
         if (timeout < 0) {
             throw new IllegalArgumentException("timeout must not be negative: " + timeout);
         }
-        return await(new Take(System.nanoTime() + unit.toNanos(timeout)));
+        long now = System.nanoTime();
+        long nanos = unit.toNanos(timeout);
+        return await(new Take(nanos >= Long.MAX_VALUE / 2 ? Long.MAX_VALUE : now + nanos));
     }
 
     /**
@@ -165,20 +264,20 @@ public final class SimpleDistributedQueue {
 
     /**
      * Takes the first item without holding a thread while waiting: a child watch drives the wait. Cancelling the
-     * future gives the wait up and removes its watch; should an item have been taken at that very moment, it is
-     * put back at the end of the queue rather than lost.
+     * future gives the wait up (and removes the watch, if no other take of this instance waits); should an item
+     * have been taken for it at that very moment, it is put back at the end of the queue rather than lost.
      *
      * @return a future that completes with the item, or fails with the {@link KeeperException} of a request
      *         that failed for good
      */
     public CompletableFuture<byte[]> takeAsync() {
         Take take = new Take(Long.MAX_VALUE);
-        take.attempt();
+        enqueue(take);
         return take.result;
     }
 
     private byte[] await(Take take) throws KeeperException, InterruptedException {
-        take.attempt();
+        enqueue(take);
         if (!take.result.isDone() && client.isEventThread()) {
             take.result.cancel(false);
             Requests.requireNotEventThread(client, "wait for an item of the queue " + path);
@@ -195,27 +294,224 @@ public final class SimpleDistributedQueue {
         }
     }
 
+    private void enqueue(Take take) {
+        synchronized (lock) {
+            take.since = listingsStarted;
+            waiting.add(take);
+        }
+        if (take.deadline != Long.MAX_VALUE) {
+            long left = take.deadline - System.nanoTime();
+            if (left > 0) {
+                client.schedule(this::pump, Duration.ofNanos(left));
+            }
+        }
+        take.result.whenComplete((bytes, error) -> {
+            if (error != null) {
+                pump(); // a take given up: its claim (if any) goes to the next, its watch may go
+            }
+        });
+        pump();
+    }
+
     /**
-     * The first item (taken if {@code remove}), or null if the queue is empty. Tries the remembered names first;
-     * lists (with {@code watcher} as its watch, if given) when they run out.
+     * Moves every waiting take on as far as it can go: hands out the claims answered (in the order they were sent,
+     * which is the items' order), gives up the takes past their deadline that no claim in flight will serve,
+     * claims the next remembered items for the takes still unserved, lists when the remembered ones ran out, and
+     * removes the watch when nothing waits any more. Runs on one thread at a time; a call meanwhile makes the
+     * running one go round again.
      */
-    private CompletableFuture<byte[]> next(boolean blocking, boolean remove, Watcher watcher) {
-        return Requests.repeat(() -> {
-            String name;
-            synchronized (known) {
-                name = known.peek();
+    private void pump() {
+        synchronized (lock) {
+            if (pumping) {
+                repump = true;
+                return;
             }
-            if (name == null) {
-                return list(blocking, watcher).thenApply(found -> found ? null : EMPTY);
+            pumping = true;
+        }
+        while (true) {
+            List<Runnable> actions = new ArrayList<>();
+            List<Runnable> answers = new ArrayList<>();
+            synchronized (lock) {
+                repump = false;
+                step(actions, answers);
+                if (actions.isEmpty() && answers.isEmpty() && !repump) {
+                    pumping = false;
+                    return;
+                }
             }
-            String itemPath = BatonPaths.makePath(path, name);
-            CompletableFuture<byte[]> data = Requests.send(blocking, client.getData(), itemPath);
-            CompletableFuture<Void> delete = remove ? Requests.send(blocking, client.delete(), itemPath) : null;
-            return data.handle((bytes, readError) -> (Object) null).thenCompose(x -> delete == null
-                    ? data.handle((bytes, e) -> decide(name, bytes, e, null))
-                    : delete.handle((v, deleteError) -> decide(name, data.isCompletedExceptionally() ? null
-                            : data.join(), data.isCompletedExceptionally() ? failure(data) : null, deleteError)));
-        }, null).thenApply(b -> b == EMPTY ? null : b);
+            // Requests first, answers to the callers after: a caller answered finds its watch's removal sent.
+            actions.addAll(answers);
+            for (Runnable action : actions) {
+                try {
+                    action.run();
+                } catch (RuntimeException e) {
+                    LOG.error("queue {}: a step of a take failed", path, e);
+                }
+            }
+        }
+    }
+
+    /**
+     * One round of {@link #pump()}, under the lock: the requests it decides to send go into {@code actions}, the
+     * takes it completes into {@code answers}.
+     */
+    private void step(List<Runnable> actions, List<Runnable> answers) {
+        long now = System.nanoTime();
+        // 1. The answered claims, in the order sent.
+        while (!claims.isEmpty() && claims.peek().done) {
+            Claim claim = claims.poll();
+            if (claim.bytes != null) {
+                Take take = firstLive();
+                byte[] bytes = claim.bytes;
+                if (take == null) {
+                    actions.add(() -> putBack(bytes));
+                } else {
+                    waiting.remove(take);
+                    answers.add(() -> {
+                        if (!take.result.complete(bytes)) {
+                            putBack(bytes);
+                        }
+                    });
+                }
+            } else if (claim.error != null) {
+                failed(claim.error, actions, answers);
+            }
+        }
+        // 2. The takes: drop those done; give up those past their deadline once a listing made since they came has
+        // been answered (a poll always gets one look at the queue) and no item claimed or remembered is left for
+        // them after the takes ahead.
+        int live = 0;
+        boolean look = false;
+        boolean wait = false;
+        for (Iterator<Take> it = waiting.iterator(); it.hasNext(); ) {
+            Take take = it.next();
+            if (take.result.isDone()) {
+                it.remove();
+                continue;
+            }
+            boolean due = take.deadline != Long.MAX_VALUE && now - take.deadline >= 0;
+            boolean looked = listedUpTo > take.since; // by a listing started after it came
+            if (due && looked && live >= claims.size() + known.size()) {
+                it.remove();
+                answers.add(() -> take.result.complete(null));
+                continue;
+            }
+            live++;
+            look |= due && !looked;
+            wait |= !due;
+        }
+        // 3. Claims for the takes not yet served, from the remembered names, a few in flight at once; never more
+        // than takes wait, so that every item deleted has a caller to go to.
+        while (!resting && claims.size() < Math.min(live, WINDOW) && !known.isEmpty()) {
+            Claim claim = new Claim(known.poll());
+            claims.add(claim);
+            actions.add(() -> claim(claim));
+        }
+        // 4. A listing when the remembered names ran out and the queue may hold more (or a poll needs a look).
+        if (!resting && live > claims.size() && claims.isEmpty() && known.isEmpty() && !listing
+                && (stale || look)) {
+            listing = true;
+            boolean watch = wait;
+            long number = ++listingsStarted;
+            actions.add(() -> list(watch, number));
+        }
+        // 5. Nothing waits: the watch (if one is set) and the reconnection listener go.
+        if (live == 0 && armed && !listing && client.getState() == BatonClient.State.STARTED) {
+            armed = false;
+            stale = true; // with no watch, a take to come must look
+            actions.add(() -> client.watchers().remove(watcher).ofType(Watcher.WatcherType.Any).quietly()
+                    .forPathAsync(path).exceptionally(e -> null));
+        }
+        if ((live > 0) != listening) {
+            listening = live > 0;
+            if (listening) {
+                actions.add(() -> client.getConnectionStateListenable().addListener(reconnection));
+            } else {
+                actions.add(() -> client.getConnectionStateListenable().removeListener(reconnection));
+            }
+        }
+    }
+
+    private Take firstLive() {
+        for (Take take : waiting) {
+            if (!take.result.isDone()) {
+                return take;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * A request failed with something other than a lost race. A connection problem makes the takes rest a while
+     * and then look at the queue afresh (polls past their deadline get the failure); anything else fails the
+     * first waiting take.
+     */
+    private void failed(Throwable error, List<Runnable> actions, List<Runnable> answers) {
+        Throwable cause = Failures.unwrap(error);
+        if (Failures.isConnectionProblem(cause)) {
+            known.clear();
+            stale = true;
+            long now = System.nanoTime();
+            for (Iterator<Take> it = waiting.iterator(); it.hasNext(); ) {
+                Take take = it.next();
+                if (take.deadline != Long.MAX_VALUE && now - take.deadline >= 0) {
+                    it.remove();
+                    answers.add(() -> take.result.completeExceptionally(cause));
+                }
+            }
+            if (!resting) {
+                resting = true;
+                actions.add(() -> client.schedule(() -> {
+                    synchronized (lock) {
+                        resting = false;
+                    }
+                    pump();
+                }, RETRY));
+            }
+            return;
+        }
+        Take take = firstLive();
+        if (take != null) {
+            waiting.remove(take);
+            answers.add(() -> take.result.completeExceptionally(cause));
+        }
+    }
+
+    /**
+     * Claims one item: its {@code getData} and {@code delete} sent back to back (ZooKeeper answers one session's
+     * requests in order, so the read sees the node the delete then removes), or after a lost race the delete only
+     * once the read has found the item ({@link #CAREFUL_CLAIMS}). Whoever deletes it has it.
+     */
+    private void claim(Claim claim) {
+        String itemPath = BatonPaths.makePath(path, claim.name);
+        boolean readFirst;
+        synchronized (lock) {
+            readFirst = careful > 0;
+        }
+        CompletableFuture<byte[]> data = Requests.send(false, client.getData(), itemPath);
+        CompletableFuture<Void> delete = readFirst
+                ? data.handle((bytes, e) -> e).thenCompose(e -> e == null
+                        ? Requests.send(false, client.delete(), itemPath) : CompletableFuture.failedFuture(e))
+                : Requests.send(false, client.delete(), itemPath);
+        CompletableFuture.allOf(data, delete).handle((x, e) -> {
+            Throwable readError = failure(data);
+            Throwable deleteError = failure(delete);
+            synchronized (lock) {
+                claim.done = true;
+                if (deleteError == null && readError == null) {
+                    claim.bytes = data.join();
+                    careful = Math.max(0, careful - 1);
+                } else if (deleteError == null) {
+                    LOG.warn("queue item {}/{} was taken but could not be read", path, claim.name, readError);
+                } else if (Failures.code(deleteError) != KeeperException.Code.NONODE) {
+                    claim.error = deleteError;
+                } else {
+                    careful = CAREFUL_CLAIMS; // taken by another (this read, or this delete, found it gone)
+                }
+            }
+            pump();
+            return null;
+        });
     }
 
     private static Throwable failure(CompletableFuture<?> f) {
@@ -227,147 +523,136 @@ public final class SimpleDistributedQueue {
         }
     }
 
-    /** One try's outcome: the bytes, or null to try the next name; throws what ends the call. */
-    private byte[] decide(String name, byte[] bytes, Throwable readError, Throwable deleteError) {
-        Throwable error = deleteError != null ? deleteError : readError;
-        if (error == null) {
-            return bytes;
-        }
-        if (Failures.code(error) == KeeperException.Code.NONODE) {
-            synchronized (known) {
-                known.remove(name); // taken by another
+    /**
+     * Lists the queue into {@link #known} (setting the child watch if a take may wait for it). If the container
+     * is not there (never made, or reaped: CURATOR-308), a waiting take waits for it on an existence watch
+     * instead; should it have come just now, the queue is listed again (a watch on an existing node would not
+     * see its children come).
+     */
+    private void list(boolean watch, long number) {
+        var request = watch ? client.getChildren().usingWatcher(watcher) : client.getChildren();
+        Requests.send(false, request, path).handle((children, error) -> {
+            if (error == null) {
+                List<String> items = items(children);
+                synchronized (lock) {
+                    known.addAll(items);
+                    listed(number, watch, !items.isEmpty() || !watch);
+                }
+                pump();
+            } else if (Failures.code(error) == KeeperException.Code.NONODE && watch) {
+                Requests.send(false, client.checkExists().usingWatcher(watcher), path).handle((stat, e) -> {
+                    if (e == null) {
+                        synchronized (lock) {
+                            listed(number, true, stat != null);
+                        }
+                        pump();
+                    } else {
+                        listingFailed(e);
+                    }
+                    return null;
+                });
+            } else if (Failures.code(error) == KeeperException.Code.NONODE) {
+                synchronized (lock) {
+                    listed(number, false, true);
+                }
+                pump();
+            } else {
+                listingFailed(error);
             }
             return null;
-        }
-        if (deleteError == null && readError != null) {
-            LOG.warn("queue item {}/{} was taken but could not be read", path, name, readError);
-            synchronized (known) {
-                known.remove(name);
-            }
-            return null;
-        }
-        throw Failures.asCompletion(error);
+        });
     }
 
-    /** Lists the queue into {@link #known}; completes with true if it found items. */
-    private CompletableFuture<Boolean> list(boolean blocking, Watcher watcher) {
-        var request = watcher == null ? client.getChildren() : client.getChildren().usingWatcher(watcher);
-        return Requests.send(blocking, request, path).handle((children, error) -> {
-            if (error != null) {
-                if (Failures.code(error) != KeeperException.Code.NONODE) {
-                    throw Failures.asCompletion(error);
+    /** A listing failed: on a connection problem the takes rest; anything else fails every take waiting. */
+    private void listingFailed(Throwable error) {
+        List<Runnable> actions = new ArrayList<>();
+        synchronized (lock) {
+            listing = false;
+            if (Failures.isConnectionProblem(error)) {
+                failed(error, actions, actions);
+            } else {
+                Throwable cause = Failures.unwrap(error);
+                for (Take take : waiting) {
+                    actions.add(() -> take.result.completeExceptionally(cause));
                 }
-                if (watcher == null) {
-                    return CompletableFuture.completedFuture(false);
-                }
-                // The container is not there (never made, or reaped): wait for it to come. Should it have come
-                // just now, list again (a watch on an existing node would not see its children come).
-                return Requests.send(blocking, client.checkExists().usingWatcher(watcher), path)
-                        .thenApply(stat -> stat != null);
+                waiting.clear();
             }
-            List<String> items = new ArrayList<>(children.size());
-            for (String c : children) {
-                if (c.startsWith(PREFIX)) {
-                    items.add(c);
-                }
-            }
-            Collections.sort(items);
-            synchronized (known) {
-                known.clear();
-                known.addAll(items);
-            }
-            return CompletableFuture.completedFuture(!items.isEmpty());
-        }).thenCompose(f -> f);
+        }
+        actions.forEach(Runnable::run);
+        pump();
     }
 
-    /** One waiting take: tries, and when the queue is empty waits for its watch (or its deadline). */
-    private final class Take implements Watcher, ConnectionStateListener {
+    /** A listing came back (under the lock): {@code stale} if the queue may hold items it did not show. */
+    private void listed(long number, boolean watched, boolean stale) {
+        listing = false;
+        listedUpTo = number;
+        armed |= watched;
+        this.stale = stale;
+    }
+
+    private static List<String> items(List<String> children) {
+        List<String> items = new ArrayList<>(children.size());
+        for (String c : children) {
+            if (c.startsWith(PREFIX)) {
+                items.add(c);
+            }
+        }
+        Collections.sort(items);
+        return items;
+    }
+
+    private void childrenChanged(WatchedEvent event) {
+        if (event.getType() != Watcher.Event.EventType.None) {
+            synchronized (lock) {
+                // Still armed: the event is one watch's (a child watch's, or an existence watch's), and another
+                // may remain; the removal, when nothing waits, takes whatever is left.
+                stale = true;
+            }
+            pump();
+        }
+    }
+
+    private void reconnected(BatonClient c, ConnectionState newState) {
+        if (newState == ConnectionState.RECONNECTED) {
+            synchronized (lock) {
+                stale = true; // a new session has none of the old watches
+            }
+            pump();
+        }
+    }
+
+    private void putBack(byte[] bytes) {
+        LOG.warn("a take from {} was given up just as it took an item: putting the item back", path);
+        client.create().creatingParentContainersIfNeeded().withMode(CreateMode.PERSISTENT_SEQUENTIAL)
+                .forPathAsync(BatonPaths.makePath(path, PREFIX), bytes)
+                .exceptionally(e -> {
+                    LOG.error("could not put back an item of {}", path, e);
+                    return null;
+                });
+    }
+
+    /** A caller waiting for an item: {@code take}, {@code takeAsync} or a {@code poll}. */
+    private static final class Take {
         final CompletableFuture<byte[]> result = new CompletableFuture<>();
-        private final long deadline;
-        // Guarded by this.
-        private boolean trying;
-        private boolean again;
+        /** When a poll gives up ({@code Long.MAX_VALUE}: never); a plain poll's is its start. */
+        final long deadline;
+        /** Listings started before it came (guarded by the queue's lock): a poll needs a look by a later one. */
+        long since;
 
         Take(long deadline) {
             this.deadline = deadline;
-            if (deadline != Long.MAX_VALUE) {
-                client.schedule(this::timeUp, Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
-            }
-            client.getConnectionStateListenable().addListener(this);
-            result.whenComplete((bytes, error) -> {
-                client.getConnectionStateListenable().removeListener(this);
-                if (client.getState() == BatonClient.State.STARTED) {
-                    client.watchers().remove(this).ofType(WatcherType.Any).quietly().forPathAsync(path)
-                            .exceptionally(e -> null);
-                }
-            });
         }
+    }
 
-        void attempt() {
-            synchronized (this) {
-                if (result.isDone()) {
-                    return;
-                }
-                if (trying) {
-                    again = true;
-                    return;
-                }
-                trying = true;
-                again = false;
-            }
-            next(false, true, this).whenComplete((bytes, error) -> {
-                boolean retry;
-                synchronized (this) {
-                    trying = false;
-                    retry = again;
-                }
-                if (error != null && !Failures.isConnectionProblem(error)) {
-                    result.completeExceptionally(Failures.unwrap(error));
-                } else if (bytes != null) {
-                    if (!result.complete(bytes)) {
-                        putBack(bytes);
-                    }
-                } else if (System.nanoTime() - deadline >= 0 && deadline != Long.MAX_VALUE) {
-                    result.complete(null);
-                } else if (error != null) {
-                    client.schedule(this::attempt, RETRY);
-                } else if (retry) {
-                    attempt();
-                }
-            });
-        }
+    /** One item's claim in flight (guarded by the queue's lock). */
+    private static final class Claim {
+        final String name;
+        boolean done;
+        byte[] bytes;
+        Throwable error;
 
-        private void timeUp() {
-            synchronized (this) {
-                if (trying) {
-                    return; // the try in flight completes the result, as its answer says
-                }
-            }
-            result.complete(null);
-        }
-
-        @Override
-        public void process(WatchedEvent event) {
-            if (event.getType() != Event.EventType.None) {
-                attempt();
-            }
-        }
-
-        @Override
-        public void stateChanged(BatonClient c, ConnectionState newState) {
-            if (newState == ConnectionState.RECONNECTED) {
-                attempt(); // a new session has none of the old watches
-            }
-        }
-
-        private void putBack(byte[] bytes) {
-            LOG.warn("a take from {} was given up just as it took an item: putting the item back", path);
-            client.create().creatingParentContainersIfNeeded().withMode(CreateMode.PERSISTENT_SEQUENTIAL)
-                    .forPathAsync(BatonPaths.makePath(path, PREFIX), bytes)
-                    .exceptionally(e -> {
-                        LOG.error("could not put back an item of {}", path, e);
-                        return null;
-                    });
+        Claim(String name) {
+            this.name = name;
         }
     }
 
