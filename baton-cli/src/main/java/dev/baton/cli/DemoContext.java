@@ -79,7 +79,7 @@ final class DemoContext implements AutoCloseable {
         long start = System.nanoTime();
         if (connectString != null) {
             DemoContext ctx = new DemoContext(out, speed, start, null, connectString, settings);
-            ctx.log("server", "using %s%s (--connect, %s): no outage in this run", connectString,
+            ctx.log("server", "using %s%s (--connect): no outage in this run; %s", connectString,
                     settings.describe(), serverVersion(connectString, settings));
             return ctx;
         }
@@ -91,9 +91,8 @@ final class DemoContext implements AutoCloseable {
             throw e;
         }
         DemoContext ctx = new DemoContext(out, speed, start, zk, zk.connectString(), settings);
-        ctx.log("server", "embedded ZooKeeper %s listening on %s%s",
-                org.apache.zookeeper.Version.getFullVersion().split("[- ,]", 2)[0], zk.connectString(),
-                settings.describe());
+        ctx.log("server", "embedded ZooKeeper listening on %s%s (ZooKeeper %s)", zk.connectString(),
+                settings.describe(), org.apache.zookeeper.Version.getFullVersion().split("[- ,]", 2)[0]);
         return ctx;
     }
 
