@@ -168,25 +168,7 @@ public final class SimpleDistributedQueue {
      * @throws InterruptedException if interrupted while waiting
      */
     public byte[] peek() throws KeeperException, InterruptedException {
-        while (true) {
-            List<String> items;
-            try {
-                items = items(client.getChildren().forPath(path));
-            } catch (KeeperException.NoNodeException e) {
-                return null;
-            }
-            if (items.isEmpty()) {
-                return null;
-            }
-            for (String name : items) {
-                try {
-                    return client.getData().forPath(BatonPaths.makePath(path, name));
-                } catch (KeeperException.NoNodeException e) {
-                    // taken meanwhile: the next one
-                }
-            }
-            // Every item listed was taken meanwhile: look again.
-        }
+        return first(false);
     }
 
     /**
@@ -203,10 +185,19 @@ public final class SimpleDistributedQueue {
 
     /**
      * A poll with blocking requests, none asynchronous, for a caller on ZooKeeper's event thread (a watcher or a
-     * callback), where the answers of asynchronous requests would never come: a listing, then each item's read and
-     * delete in turn.
+     * callback), where the answers of asynchronous requests would never come.
      */
     private byte[] pollHere() throws KeeperException, InterruptedException {
+        return first(true);
+    }
+
+    /**
+     * The first item, with blocking requests and without the shared state of the waiting takes: a listing, then
+     * each item's read (and, to take it, its delete) in turn, until one is found or none is left.
+     *
+     * @param take true to delete the item read; whoever deletes it has it
+     */
+    private byte[] first(boolean take) throws KeeperException, InterruptedException {
         while (true) {
             List<String> items;
             try {
@@ -221,12 +212,15 @@ public final class SimpleDistributedQueue {
                 String itemPath = BatonPaths.makePath(path, name);
                 try {
                     byte[] bytes = client.getData().forPath(itemPath);
-                    client.delete().forPath(itemPath);
+                    if (take) {
+                        client.delete().forPath(itemPath);
+                    }
                     return bytes;
                 } catch (KeeperException.NoNodeException e) {
-                    // taken by another: the next one
+                    // taken by another meanwhile: the next one
                 }
             }
+            // Every item listed was taken meanwhile: look again.
         }
     }
 
