@@ -18,6 +18,7 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.WatchedEvent;
@@ -48,10 +49,14 @@ import org.slf4j.LoggerFactory;
  * go to), and lists again only when the listed items have run out (new items always have higher sequences). A claim
  * lost to another consumer moves on to the next listed item, and the next few claims then read the item first and
  * delete it only if the read found it, so that a race lost costs a read rather than a failed delete (a write the
- * servers log). So a busy queue costs one {@code getData} and one {@code delete} per item (plus a read or a failed
- * delete per race lost to other consumers), whether the takes come one after another or many at once, not a
- * listing per item. Should a take be given up just as an item was claimed for it, the item is put back at the
- * end of the queue rather than lost.
+ * servers log). From then on the instance takes turns with the other consumer instead of chasing the same first
+ * item: each claim leaves the next listed item to it and takes the one after, then reads the item left behind
+ * (once its own delete is applied); should that item still be there, it takes it too and hands it out first, so
+ * that no item is handed out while an earlier one it listed is left behind. So a busy queue costs one
+ * {@code getData} and one {@code delete} per item (plus, with other consumers, a read per item and now and then a
+ * failed delete), whether the takes come one after another or many at once, not a listing per item. An item taken
+ * with no take left to go to (the second of such a pair, or one claimed for a take given up at that moment) waits
+ * a second for the next take, and is then put back at the end of the queue rather than lost.
  *
  * <p>Waiting ({@code take}, {@code poll} with a timeout, {@code takeAsync}) is one child watch per instance, not a
  * thread, removed when no take waits any more; if the container node is reaped while a take waits (Curator's
@@ -76,6 +81,8 @@ public final class SimpleDistributedQueue {
      * and sends both requests back to back.
      */
     private static final int CAREFUL_CLAIMS = 4;
+    /** How long an item claimed ahead of the takes waits for one before it goes back to the end of the queue. */
+    private static final Duration HOLD = Duration.ofSeconds(1);
 
     private final BatonClient client;
     private final String path;
@@ -105,6 +112,10 @@ public final class SimpleDistributedQueue {
     private boolean repump;
     /** Claims still to read first ({@link #CAREFUL_CLAIMS}). */
     private int careful;
+    /** Another consumer takes items of this queue too: since a race lost to it, claims take turns with it. */
+    private boolean turns;
+    /** The next claim leaves the next remembered item to the other consumer (checking behind it). */
+    private boolean skipNext;
 
     /**
      * @param client the client
@@ -353,22 +364,31 @@ public final class SimpleDistributedQueue {
         long now = System.nanoTime();
         // 1. The answered claims, in the order sent.
         while (!claims.isEmpty() && claims.peek().done) {
-            Claim claim = claims.poll();
+            Claim claim = claims.peek();
             if (claim.bytes != null) {
                 Take take = firstLive();
-                byte[] bytes = claim.bytes;
                 if (take == null) {
-                    actions.add(() -> putBack(bytes));
-                } else {
-                    waiting.remove(take);
-                    answers.add(() -> {
-                        if (!take.result.complete(bytes)) {
-                            putBack(bytes);
-                        }
-                    });
+                    // Taken ahead of the takes (behind an item claimed: see claim), or for a take given up: kept
+                    // for the next take a while, then put back.
+                    if (!claim.held) {
+                        claim.held = true;
+                        actions.add(() -> client.schedule(() -> release(claim), HOLD));
+                    }
+                    break;
                 }
-            } else if (claim.error != null) {
-                failed(claim.error, actions, answers);
+                claims.poll();
+                byte[] bytes = claim.bytes;
+                waiting.remove(take);
+                answers.add(() -> {
+                    if (!take.result.complete(bytes)) {
+                        putBack(bytes);
+                    }
+                });
+            } else {
+                claims.poll();
+                if (claim.error != null) {
+                    failed(claim.error, actions, answers);
+                }
             }
         }
         // 2. The takes: drop those done; give up those past their deadline once a listing made since they came has
@@ -397,9 +417,18 @@ public final class SimpleDistributedQueue {
         // 3. Claims for the takes not yet served, from the remembered names, a few in flight at once; never more
         // than takes wait, so that every item deleted has a caller to go to.
         while (!resting && claims.size() < Math.min(live, WINDOW) && !known.isEmpty()) {
-            Claim claim = new Claim(known.poll());
-            claims.add(claim);
-            actions.add(() -> claim(claim));
+            if (skipNext && known.size() >= 2) {
+                skipNext = false;
+                Claim behind = new Claim(known.poll());
+                Claim claim = new Claim(known.poll());
+                claims.add(behind);
+                claims.add(claim);
+                actions.add(() -> claim(claim, behind));
+            } else {
+                Claim claim = new Claim(known.poll());
+                claims.add(claim);
+                actions.add(() -> claim(claim, null));
+            }
         }
         // 4. A listing when the remembered names ran out and the queue may hold more (or a poll needs a look).
         if (!resting && live > claims.size() && claims.isEmpty() && known.isEmpty() && !listing
@@ -475,37 +504,114 @@ public final class SimpleDistributedQueue {
      * Claims one item: its {@code getData} and {@code delete} sent back to back (ZooKeeper answers one session's
      * requests in order, so the read sees the node the delete then removes), or after a lost race the delete only
      * once the read has found the item ({@link #CAREFUL_CLAIMS}). Whoever deletes it has it.
+     *
+     * <p>Taking turns with another consumer ({@link #turns}), the claim leaves the item before it, {@code behind},
+     * to that consumer, and reads it after the delete (so that the read is answered once the delete is applied):
+     * the item is then gone (the other consumer has it) or still there, and then taken too and handed out first.
+     * So this instance never hands out an item while an earlier one it listed is left behind, and each caller gets
+     * its items in order. Should the item be lost to another consumer, the one behind is claimed as usual.
+     *
+     * @param behind the item left to the other consumer, or null
      */
-    private void claim(Claim claim) {
+    private void claim(Claim claim, Claim behind) {
         String itemPath = BatonPaths.makePath(path, claim.name);
         boolean readFirst;
         synchronized (lock) {
             readFirst = careful > 0;
         }
         CompletableFuture<byte[]> data = Requests.send(false, client.getData(), itemPath);
-        CompletableFuture<Void> delete = readFirst
-                ? data.handle((bytes, e) -> e).thenCompose(e -> e == null
-                        ? Requests.send(false, client.delete(), itemPath) : CompletableFuture.failedFuture(e))
-                : Requests.send(false, client.delete(), itemPath);
-        CompletableFuture.allOf(data, delete).handle((x, e) -> {
-            Throwable readError = failure(data);
-            Throwable deleteError = failure(delete);
+        CompletableFuture<byte[]> behindData = new CompletableFuture<>();
+        Supplier<CompletableFuture<Void>> delete = () -> {
+            CompletableFuture<Void> deleted = Requests.send(false, client.delete(), itemPath);
+            if (behind != null) {
+                Requests.send(false, client.getData(), BatonPaths.makePath(path, behind.name))
+                        .whenComplete((bytes, error) -> {
+                            if (error == null) {
+                                behindData.complete(bytes);
+                            } else {
+                                behindData.completeExceptionally(error);
+                            }
+                        });
+            }
+            return deleted;
+        };
+        CompletableFuture<Void> deleted = readFirst
+                ? data.handle((bytes, e) -> e).thenCompose(e -> e == null ? delete.get()
+                        : CompletableFuture.failedFuture(e))
+                : delete.get();
+        CompletableFuture.allOf(data, deleted).handle((x, e) -> {
+            Outcome outcome;
             synchronized (lock) {
-                claim.done = true;
-                if (deleteError == null && readError == null) {
-                    claim.bytes = data.join();
-                    careful = Math.max(0, careful - 1);
-                } else if (deleteError == null) {
-                    LOG.warn("queue item {}/{} was taken but could not be read", path, claim.name, readError);
-                } else if (Failures.code(deleteError) != KeeperException.Code.NONODE) {
-                    claim.error = deleteError;
-                } else {
-                    careful = CAREFUL_CLAIMS; // taken by another (this read, or this delete, found it gone)
+                outcome = settle(claim, data, deleted);
+                if (behind != null && outcome == Outcome.FAILED) {
+                    behind.done = true; // a listing after the failure finds it if it is still there
                 }
+            }
+            if (behind != null && outcome == Outcome.LOST) {
+                claim(behind, null);
+            } else if (behind != null && outcome == Outcome.WON) {
+                takeIfLeft(behind, behindData);
             }
             pump();
             return null;
         });
+    }
+
+    /** The item behind a claim won: deleted (and so had) if the read after the claim's delete still found it. */
+    private void takeIfLeft(Claim behind, CompletableFuture<byte[]> read) {
+        read.handle((bytes, error) -> error).thenCompose(error -> error == null
+                ? Requests.send(false, client.delete(), BatonPaths.makePath(path, behind.name))
+                : CompletableFuture.failedFuture(error))
+                .handle((v, error) -> {
+                    synchronized (lock) {
+                        behind.done = true;
+                        if (error == null) {
+                            behind.bytes = read.join();
+                        } else if (Failures.code(error) != KeeperException.Code.NONODE) {
+                            behind.error = Failures.unwrap(error);
+                        } // else gone: the other consumer has it
+                    }
+                    pump();
+                    return null;
+                });
+    }
+
+    /** What became of a claim. */
+    private enum Outcome { WON, LOST, FAILED }
+
+    /** Records a claim's answers (under the lock). */
+    private Outcome settle(Claim claim, CompletableFuture<byte[]> data, CompletableFuture<Void> delete) {
+        Throwable readError = failure(data);
+        Throwable deleteError = failure(delete);
+        claim.done = true;
+        if (deleteError == null && readError == null) {
+            claim.bytes = data.join();
+            careful = Math.max(0, careful - 1);
+            skipNext = turns;
+            return Outcome.WON;
+        } else if (deleteError == null) {
+            LOG.warn("queue item {}/{} was taken but could not be read", path, claim.name, readError);
+            return Outcome.WON;
+        } else if (Failures.code(deleteError) != KeeperException.Code.NONODE) {
+            claim.error = deleteError;
+            return Outcome.FAILED;
+        }
+        careful = CAREFUL_CLAIMS; // taken by another (this read, or this delete, found it gone)
+        turns = true;
+        skipNext = false;
+        return Outcome.LOST;
+    }
+
+    /** An item kept for the next take: put back at the end of the queue if none came for it. */
+    private void release(Claim claim) {
+        synchronized (lock) {
+            if (claims.peek() != claim || firstLive() != null) {
+                return;
+            }
+            claims.poll();
+        }
+        putBack(claim.bytes);
+        pump();
     }
 
     private static Throwable failure(CompletableFuture<?> f) {
@@ -644,6 +750,8 @@ public final class SimpleDistributedQueue {
         boolean done;
         byte[] bytes;
         Throwable error;
+        /** Answered with no take to go to: kept for the next one a while. */
+        boolean held;
 
         Claim(String name) {
             this.name = name;

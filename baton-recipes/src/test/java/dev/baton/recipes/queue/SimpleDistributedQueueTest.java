@@ -254,10 +254,63 @@ class SimpleDistributedQueueTest {
         Map<String, Long> before = zk.server().requestCounts();
         assertThat(s(queue.poll())).isEqualTo("e");
         Map<String, Long> after = zk.server().requestCounts();
-        // Since the lost race, claims read first: d's read finds it gone and sends no delete; e's read, then delete.
+        // Since the lost race, claims take turns with the rival and read first: d is left to the rival; e's read,
+        // its delete, then a read of d behind it (gone), and no delete of d.
         assertThat(sent(before, after, "getData")).isEqualTo(2);
         assertThat(sent(before, after, "delete")).isEqualTo(1);
         assertThat(sent(before, after, "getChildren")).isZero();
+    }
+
+    @Test
+    void takingTurnsWithARivalNeverLeavesAnEarlierItemBehind() throws Exception {
+        SimpleDistributedQueue producer = new SimpleDistributedQueue(resources.untrackedClient(), "/sq/turns");
+        for (String item : List.of("a", "b", "c", "d", "e", "f", "g")) {
+            producer.offer(b(item));
+        }
+        List<String> names = new ArrayList<>(client.getChildren().forPath("/sq/turns"));
+        names.sort(String::compareTo);
+        BatonClient rival = resources.untrackedClient();
+        SimpleDistributedQueue queue = new SimpleDistributedQueue(client, "/sq/turns");
+        assertThat(s(queue.poll())).isEqualTo("a"); // lists: b to g are remembered
+        rival.delete().forPath("/sq/turns/" + names.get(1)); // the rival takes b
+        assertThat(s(queue.poll())).isEqualTo("c"); // b's claim is a race lost: from now on, turns
+
+        // The next claim leaves d to the rival and takes e; the rival does not take d, so d is taken too and
+        // handed out first, and e waits for the next take without a request.
+        assertThat(s(queue.poll())).isEqualTo("d");
+        Map<String, Long> before = zk.server().requestCounts();
+        assertThat(s(queue.poll())).isEqualTo("e");
+        Map<String, Long> after = zk.server().requestCounts();
+        assertThat(sent(before, after, "getData") + sent(before, after, "delete")).isZero();
+
+        // Left to the rival, which takes it this time: f goes, g comes.
+        rival.delete().forPath("/sq/turns/" + names.get(5));
+        assertThat(s(queue.poll())).isEqualTo("g");
+        assertThat(queue.poll()).isNull();
+    }
+
+    @Test
+    void anItemTakenAheadOfTheTakesGoesBackWhenNoTakeComes() throws Exception {
+        SimpleDistributedQueue producer = new SimpleDistributedQueue(resources.untrackedClient(), "/sq/held");
+        for (String item : List.of("a", "b", "c", "d", "e")) {
+            producer.offer(b(item));
+        }
+        List<String> names = new ArrayList<>(client.getChildren().forPath("/sq/held"));
+        names.sort(String::compareTo);
+        SimpleDistributedQueue queue = new SimpleDistributedQueue(client, "/sq/held");
+        assertThat(s(queue.poll())).isEqualTo("a");
+        resources.untrackedClient().delete().forPath("/sq/held/" + names.get(1));
+        assertThat(s(queue.poll())).isEqualTo("c");
+        assertThat(s(queue.poll())).isEqualTo("d"); // e was taken with it
+        // No take comes for e: it goes back to the end of the queue, as a new node, rather than being lost (the
+        // container, empty meanwhile, may have been reaped and made again).
+        await().atMost(Duration.ofSeconds(20)).ignoreException(KeeperException.NoNodeException.class)
+                .untilAsserted(() -> {
+            List<String> left = client.getChildren().forPath("/sq/held");
+            assertThat(left).hasSize(1).doesNotContain(names.get(4));
+            assertThat(s(client.getData().forPath("/sq/held/" + left.get(0)))).isEqualTo("e");
+        });
+        assertThat(s(queue.poll())).isEqualTo("e");
     }
 
     private static long sent(Map<String, Long> before, Map<String, Long> after, String type) {
