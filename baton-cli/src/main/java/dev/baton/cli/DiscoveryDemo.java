@@ -156,8 +156,11 @@ final class DiscoveryDemo implements Demo {
 
     private static BatonClient connect(DemoContext ctx, String connect, Duration session)
             throws InterruptedException, DemoException {
-        BatonClient client = ctx.closeOnExit(Baton.newClient(connect, session, Duration.ofSeconds(2),
-                new ExponentialBackoffRetry(250, 5)));
+        // A client through the proxy must stay on it: were it to follow the ensemble's own list of client ports
+        // (an ensemble's /zookeeper/config names them), cutting the proxy would not cut it off.
+        BatonClient client = ctx.closeOnExit(Baton.builder().connectString(connect).sessionTimeout(session)
+                .connectionTimeout(Duration.ofSeconds(2)).retryPolicy(new ExponentialBackoffRetry(250, 5))
+                .ensembleTracker(false).build());
         client.start();
         if (!client.blockUntilConnected(DemoContext.AWAIT_TIMEOUT.toSeconds(), TimeUnit.SECONDS)) {
             throw new DemoException("could not connect to " + connect);
