@@ -9,8 +9,16 @@ import dev.baton.retry.RetryNTimes;
 import dev.baton.state.ConnectionState;
 import dev.baton.testing.EmbeddedZooKeeper;
 import dev.baton.testing.Jaas;
+import dev.baton.testing.KeyStoreFile;
 import dev.baton.testing.ServerSecurity;
 import dev.baton.testing.TlsCertificates;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.Key;
+import java.security.KeyStore;
+import java.security.cert.Certificate;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -127,15 +135,60 @@ class SecurityTest {
 
     @Test
     void refusedCertificatesFailWithinTheConnectionTimeoutAndSayWhy() throws Exception {
-        ZKClientConfig untrustedClient = strangers.clientConfig("mallory");
-        untrustedClient.setProperty("zookeeper.ssl.trustStore.location", certs.trustStore().path().toString());
-        untrustedClient.setProperty("zookeeper.ssl.trustStore.password", certs.trustStore().password());
+        // The server's alert does not tell these apart (JDK 17's servers send bad_certificate for all of them,
+        // JDK 25's certificate_required), so the hints are asserted, and of the alert only that there was one.
+        ZKClientConfig untrustedClient = trusting(strangers.clientConfig("mallory"));
+        ZKClientConfig sendsUntrusted = trusting(keyStoreConfig(disguised(strangers.clientKeyStore("mallory"))));
+        ZKClientConfig noKey = keyStoreConfig(certs.trustStore()); // a key store, but of certificates only
         try (EmbeddedZooKeeper zk = tlsServer(ClientAuth.NEED)) {
-            assertRefused(zk, untrustedClient, "the server refused the client's certificate", "bad_certificate");
-            assertRefused(zk, certs.clientConfig(), "requires a client certificate", "alert");
+            assertRefused(zk, untrustedClient, "the server refused the client's certificate: the client sent none, "
+                    + "as none in its key store (zookeeper.ssl.keyStore.*) is signed by an authority the server "
+                    + "trusts", "alert");
+            assertRefused(zk, sendsUntrusted, "the server refused the client's certificate: is it signed by an "
+                    + "authority the server trusts, and valid now?", "alert");
+            assertRefused(zk, certs.clientConfig(), "the server requires a client certificate and none is set", "alert");
+            assertRefused(zk, noKey, "the server requires a client certificate and none is set", "alert");
             assertRefused(zk, strangers.clientConfig("alice"), "trust store", "PKIX");
             assertThat(zk.liveSessions()).isEmpty();
         }
+    }
+
+    /** {@code config} with the trust store that trusts the server of {@link #certs}. */
+    private static ZKClientConfig trusting(ZKClientConfig config) {
+        config.setProperty("zookeeper.ssl.trustStore.location", certs.trustStore().path().toString());
+        config.setProperty("zookeeper.ssl.trustStore.password", certs.trustStore().password());
+        return config;
+    }
+
+    /** A client configuration of {@link #certs} with {@code keyStore} as its key store. */
+    private static ZKClientConfig keyStoreConfig(KeyStoreFile keyStore) {
+        ZKClientConfig config = certs.clientConfig();
+        config.setProperty("zookeeper.ssl.keyStore.location", keyStore.path().toString());
+        config.setProperty("zookeeper.ssl.keyStore.password", keyStore.password());
+        config.setProperty("zookeeper.ssl.keyStore.type", keyStore.type());
+        return config;
+    }
+
+    /**
+     * {@code keyStore}'s key and certificate with the server's authority appended to the chain. A client's key
+     * manager offers a certificate whose chain names an authority the server asks for, so this one is sent, and
+     * the server refuses it: the authority did not sign it.
+     */
+    private static KeyStoreFile disguised(KeyStoreFile keyStore) throws Exception {
+        KeyStore original = KeyStore.getInstance(keyStore.type());
+        try (InputStream in = Files.newInputStream(keyStore.path())) {
+            original.load(in, keyStore.password().toCharArray());
+        }
+        Key key = original.getKey("key", keyStore.password().toCharArray());
+        KeyStore disguised = KeyStore.getInstance("JKS"); // PKCS#12 would not store a chain that does not chain
+        disguised.load(null, null);
+        disguised.setKeyEntry("key", key, keyStore.password().toCharArray(),
+                new Certificate[] {original.getCertificate("key"), certs.authority()});
+        Path file = certs.directory().resolve("disguised.jks");
+        try (OutputStream out = Files.newOutputStream(file)) {
+            disguised.store(out, keyStore.password().toCharArray());
+        }
+        return new KeyStoreFile(file, keyStore.password(), "JKS");
     }
 
     private static void assertRefused(EmbeddedZooKeeper zk, ZKClientConfig config, String hint, String reason)

@@ -65,7 +65,8 @@ class SecureConnectionTest {
                     "inspect", "/secret", "--timeout", "1"));
             assertThat(refused.exitCode()).isEqualTo(1);
             assertThat(refused.err()).contains("cannot connect to " + zk.connectString() + " within 1s: the TLS "
-                    + "handshake with " + zk.connectString() + " failed").contains("bad_certificate");
+                    + "handshake with " + zk.connectString() + " failed").contains("alert")
+                    .contains("the server refused the client's certificate"); // the alert's name varies by JDK
             assertNoSecret(refused, secrets);
         }
     }

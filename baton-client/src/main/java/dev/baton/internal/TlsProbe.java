@@ -4,6 +4,9 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetSocketAddress;
 import java.net.SocketTimeoutException;
+import java.security.GeneralSecurityException;
+import java.security.KeyStore;
+import java.util.Enumeration;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLException;
@@ -13,6 +16,7 @@ import org.apache.zookeeper.client.ZKClientConfig;
 import org.apache.zookeeper.common.ClientX509Util;
 import org.apache.zookeeper.common.SSLContextAndOptions;
 import org.apache.zookeeper.common.X509Exception;
+import org.apache.zookeeper.common.X509Util;
 
 /**
  * Finds out why a TLS client cannot connect. ZooKeeper's client only logs a refused handshake and tries the next
@@ -68,7 +72,7 @@ public final class TlsProbe {
         }
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(CONNECT_TIMEOUT_MS + READ_TIMEOUT_MS);
         for (InetSocketAddress server : new ConnectStringParser(connectString).getServerAddresses()) {
-            Optional<TlsFailure> failure = probe(context, server, hasKeyStore(config));
+            Optional<TlsFailure> failure = probe(context, server, config);
             if (failure.isPresent() || System.nanoTime() - deadline > 0) {
                 return failure; // servers that do not answer at all must not hold the caller up server by server
             }
@@ -76,26 +80,34 @@ public final class TlsProbe {
         return Optional.empty();
     }
 
-    private static boolean hasKeyStore(ZKClientConfig config) {
-        try (ClientX509Util x509 = new ClientX509Util()) {
-            String location = config.getProperty(x509.getSslKeystoreLocationProperty());
-            return location != null && !location.isEmpty();
-        }
+    /** What the client's side of a handshake showed about the certificate it sent the server. */
+    private enum Sent {
+        /** The client answered the server's certificate request with a certificate. */
+        CERTIFICATE,
+        /** The client answered with an empty certificate list (or was asked for none). */
+        NONE,
+        /** The handshake failed before the client's side of it was done (TLS 1.2): it does not tell. */
+        UNKNOWN
     }
 
     private static Optional<TlsFailure> probe(SSLContextAndOptions context, InetSocketAddress unresolved,
-            boolean keyStore) {
+            ZKClientConfig config) {
         InetSocketAddress server = new InetSocketAddress(unresolved.getHostString(), unresolved.getPort());
         if (server.isUnresolved()) {
             return Optional.empty();
         }
         String name = unresolved.getHostString() + ":" + unresolved.getPort();
+        Sent sent = Sent.UNKNOWN;
         try (SSLSocket tls = context.createSSLSocket()) { // a client-mode socket, as ZooKeeper's client uses
             tls.connect(server, CONNECT_TIMEOUT_MS);
             tls.setSoTimeout(READ_TIMEOUT_MS);
             tls.startHandshake();
             // TLS 1.3 servers judge the client's certificate after the client's side of the handshake is done,
-            // and answer a refused one with an alert: read to hear it.
+            // and answer a refused one with an alert: read to hear it. Whether the client sent a certificate is
+            // known by now; with the key store, only that tells a refused certificate from a missing one. The
+            // alert does not: to a client that sent none, JDK 17's servers say bad_certificate and JDK 25's
+            // certificate_required, whether the client has no certificate or none the server would take.
+            sent = tls.getSession().getLocalCertificates() == null ? Sent.NONE : Sent.CERTIFICATE;
             InputStream in = tls.getInputStream();
             in.read(); // a server that closes at once may be at its connection limit: not a TLS verdict
             return Optional.empty();
@@ -104,15 +116,16 @@ public final class TlsProbe {
         } catch (SSLException e) {
             // Only a verdict on the certificates or the protocol; a handshake cut short (a busy server dropping
             // the connection) would be retried by the client, and is not reported as a TLS failure.
-            return hint(e, keyStore).map(hint -> new TlsFailure("the TLS handshake with " + name + " failed: "
-                    + e.getMessage() + " (" + hint + ")", e));
+            Sent clientSent = sent;
+            return hint(e, clientSent, config).map(hint -> new TlsFailure("the TLS handshake with " + name
+                    + " failed: " + e.getMessage() + " (" + hint + ")", e));
         } catch (IOException e) {
             return Optional.empty(); // not a TLS problem: the server is down or unreachable
         }
     }
 
     /** What the user should check, for a handshake failure that says something about the certificates. */
-    private static Optional<String> hint(SSLException e, boolean keyStore) {
+    private static Optional<String> hint(SSLException e, Sent sent, ZKClientConfig config) {
         String message = String.valueOf(e.getMessage());
         if (message.contains("PKIX")) {
             return Optional.of("the client's trust store (zookeeper.ssl.trustStore.*) does not trust the server's "
@@ -127,11 +140,47 @@ public final class TlsProbe {
         if (!message.contains("alert") || !message.contains("certificate") && !message.contains("unknown_ca")) {
             return Optional.empty();
         }
-        if (message.contains("certificate_required") || !keyStore) {
+        if (sent == Sent.CERTIFICATE) {
+            return Optional.of("the server refused the client's certificate: is it signed by an authority the "
+                    + "server trusts, and valid now?");
+        }
+        if (!hasKeyEntry(config)) {
             return Optional.of("the server requires a client certificate and none is set: zookeeper.ssl.keyStore.*");
+        }
+        if (sent == Sent.NONE) {
+            // The server names the authorities it trusts, and the client's key manager offers only a certificate
+            // that one of them signed: a certificate of another authority is never sent.
+            return Optional.of("the server refused the client's certificate: the client sent none, as none in its "
+                    + "key store (zookeeper.ssl.keyStore.*) is signed by an authority the server trusts");
         }
         return Optional.of("the server refused the client's certificate: is it signed by an authority the server "
                 + "trusts?");
+    }
+
+    /**
+     * Whether the client's key store holds a private key with its certificate: one it could send. The store loaded
+     * when the probe's TLS context was made, so it loads again here; if it does not, the answer is yes, the
+     * guess that does not tell the user to set what is set.
+     */
+    private static boolean hasKeyEntry(ZKClientConfig config) {
+        try (ClientX509Util x509 = new ClientX509Util()) {
+            String location = config.getProperty(x509.getSslKeystoreLocationProperty());
+            if (location == null || location.isEmpty()) {
+                return false;
+            }
+            String password = x509.getPasswordFromConfigPropertyOrFile(config,
+                    x509.getSslKeystorePasswdProperty(), x509.getSslKeystorePasswdPathProperty());
+            KeyStore store = X509Util.loadKeyStore(location, password,
+                    config.getProperty(x509.getSslKeystoreTypeProperty()));
+            for (Enumeration<String> aliases = store.aliases(); aliases.hasMoreElements(); ) {
+                if (store.isKeyEntry(aliases.nextElement())) {
+                    return true;
+                }
+            }
+            return false;
+        } catch (IOException | GeneralSecurityException | RuntimeException e) {
+            return true;
+        }
     }
 
     /**
