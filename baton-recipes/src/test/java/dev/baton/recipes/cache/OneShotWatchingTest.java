@@ -5,9 +5,12 @@ import static dev.baton.recipes.cache.CacheTesting.cacheTree;
 import static dev.baton.recipes.cache.CacheTesting.serverTree;
 import static dev.baton.recipes.cache.CacheTesting.text;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.baton.BatonClient;
+import dev.baton.ServerFeature;
+import dev.baton.UnsupportedServerFeatureException;
 import dev.baton.recipes.TestResources;
 import dev.baton.recipes.cache.CacheTesting.Recording;
 import dev.baton.recipes.nodes.GroupMember;
@@ -19,6 +22,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import org.apache.zookeeper.AddWatchMode;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -28,7 +32,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /**
  * The caches, {@link GroupMember} and {@link PersistentWatcher} on a ZooKeeper 3.5 server, which has no persistent
  * watches: {@link BatonCache} follows the tree with one-shot watches ({@link OneShotWatching}) and keeps its
- * events and semantics.
+ * events and semantics; a recursive {@link PersistentWatcher} is refused at {@code start()}.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class OneShotWatchingTest {
@@ -250,5 +254,31 @@ class OneShotWatchingTest {
         await().until(() -> one.getCurrentMembers().keySet().equals(Set.of("one")));
         Map<String, byte[]> members = one.getCurrentMembers();
         assertThat(text(members.get("one"))).isEqualTo("1");
+    }
+
+    @Test
+    void aRecursivePersistentWatcherIsRefusedAtStartLeavingNothingRegistered() throws Exception {
+        BatonClient client = resources.client();
+        PersistentWatcher watcher = new PersistentWatcher(client, "/refused", true);
+        List<Object> heard = new CopyOnWriteArrayList<>();
+        watcher.getListenable().addListener(heard::add);
+        assertThatThrownBy(watcher::start)
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessage("PersistentWatcher /refused cannot watch recursively: persistent and recursive watches "
+                        + "(addWatch) need ZooKeeper 3.6.0 or newer; the server at 127.0.0.1:"
+                        + server.clientPort(1) + " runs ZooKeeper " + server.serverVersion())
+                .cause().isInstanceOfSatisfying(UnsupportedServerFeatureException.class,
+                        e -> assertThat(e.feature()).isEqualTo(ServerFeature.PERSISTENT_WATCHES));
+        assertThatThrownBy(watcher::start).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("CLOSED");
+        watcher.close(); // nothing to undo
+
+        // Nothing on the server, and the client still connected: a change below the path reaches no one.
+        assertThat(server.fourLetterWord(1, "wchp").orElseThrow()).doesNotContain("/refused");
+        client.create().creatingParentsIfNeeded().forPath("/refused/a");
+        assertThat(client.isConnected()).isTrue();
+        assertThatThrownBy(() -> client.watchers().add().withMode(AddWatchMode.PERSISTENT_RECURSIVE)
+                .forPath("/refused")).isInstanceOf(UnsupportedServerFeatureException.class);
+        assertThat(heard).isEmpty();
     }
 }
