@@ -14,8 +14,6 @@ import dev.baton.state.ConnectionState;
 import dev.baton.state.ConnectionStateListener;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.Deque;
 import java.util.EnumSet;
 import java.util.HashSet;
 import java.util.List;
@@ -194,7 +192,7 @@ public final class BatonCache implements AutoCloseable {
      * The watch events not applied yet, in the order they arrived (zxid order). The head is applied (and its
      * listener calls queued in {@link #pending}) as soon as it is ready; a later event waits for every earlier one.
      */
-    private final ArrayDeque<Step> steps = new ArrayDeque<>();
+    private final ArrayDeque<CacheStep> steps = new ArrayDeque<>();
 
     private BatonCache(BatonClient client, String root, int maxDepth, Set<Option> options) {
         this.client = client;
@@ -363,7 +361,7 @@ public final class BatonCache implements AutoCloseable {
         if (!nodes.containsKey(path)) {
             return null;
         }
-        String prefix = path.equals("/") ? "/" : path + "/";
+        String prefix = Subtrees.childPrefix(path);
         Map<String, ChildData> children = new java.util.LinkedHashMap<>();
         for (ChildData child : nodes.subMap(prefix, false, prefix + "\uffff", false).values()) {
             String name = child.path().substring(prefix.length());
@@ -506,12 +504,12 @@ public final class BatonCache implements AutoCloseable {
         }
         switch (event.getType()) {
             case NodeCreated, NodeDataChanged -> {
-                Step step;
+                CacheStep step;
                 synchronized (this) {
                     if (!lifecycle.isStarted()) {
                         return;
                     }
-                    step = new Step(path, generation, Step.READ);
+                    step = new CacheStep(path, generation, CacheStep.READ);
                     // With one-shot watches nothing watches a new node's children until it is listed.
                     step.relist = event.getType() == Watcher.Event.EventType.NodeCreated && watching.isOneShot();
                     steps.add(step);
@@ -523,12 +521,12 @@ public final class BatonCache implements AutoCloseable {
                 if (depth(path) >= maxDepth) {
                     return;
                 }
-                Step step;
+                CacheStep step;
                 synchronized (this) {
                     if (!lifecycle.isStarted()) {
                         return;
                     }
-                    step = new Step(path, generation, Step.LIST);
+                    step = new CacheStep(path, generation, CacheStep.LIST);
                     steps.add(step);
                 }
                 listStep(step);
@@ -537,12 +535,12 @@ public final class BatonCache implements AutoCloseable {
                 // The event's zxid is the deletion's: cached incarnations created before it are the deleted
                 // ones (one created later, found by a resync or by an earlier event's read, stays).
                 long zxid = event.getZxid();
-                List<Step> next;
+                List<CacheStep> next;
                 synchronized (this) {
                     if (!lifecycle.isStarted()) {
                         return;
                     }
-                    Step step = new Step(path, generation, zxid > 0 ? zxid : Long.MAX_VALUE);
+                    CacheStep step = new CacheStep(path, generation, zxid > 0 ? zxid : Long.MAX_VALUE);
                     step.done = true; // needs no read, but waits for the reads of the events before it
                     steps.add(step);
                     next = applySteps();
@@ -587,54 +585,16 @@ public final class BatonCache implements AutoCloseable {
     // ---------------------------------------------------------------------------------------------------------
     // Watch events, applied in their order
 
-    /** One watch event's place in the order of delivery. */
-    private static final class Step {
-        /** {@link #deletedBefore} of a creation or change, which needs a read. */
-        static final long READ = -1;
-        /** {@link #deletedBefore} of a change of children (one-shot watches only), which needs a listing. */
-        static final long LIST = -2;
-
-        final String path;
-        final long generation;
-        /**
-         * For a deletion: cached nodes at or below {@link #path} created before this zxid are removed
-         * ({@link Long#MAX_VALUE} if the server did not say the deletion's zxid). {@link #READ} otherwise.
-         */
-        final long deletedBefore;
-        /** Guarded by the cache: ready to apply (a deletion at once, a read once it has completed). */
-        boolean done;
-        /** What the read found (null: nothing, see {@link #missing}). */
-        Stat stat;
-        byte[] data;
-        /** The read found no such node. */
-        boolean missing;
-        /** A read's node is new (one-shot watches): list its children once it is applied, to watch them. */
-        boolean relist;
-        /** What a listing found: the children's names (null: nothing to apply), and the parent's stat. */
-        List<String> children;
-        final Stat parentStat = new Stat();
-
-        Step(String path, long generation, long deletedBefore) {
-            this.path = path;
-            this.generation = generation;
-            this.deletedBefore = deletedBefore;
-        }
-
-        boolean isDeletion() {
-            return deletedBefore != READ && deletedBefore != LIST;
-        }
-    }
-
     /** Reads the node of a creation or change event; the step is done when the read completes, however. */
-    private void readStep(Step step) {
+    private void readStep(CacheStep step) {
         // A failure (client closed too) still completes the step, or the queue would stall.
         watching.read(step.path, (stat, data, error) -> stepRead(step, stat, data, error));
     }
 
     /** Lists the children of a one-shot child watch's node; the step is done when the listing completes. */
-    private void listStep(Step step) {
+    private void listStep(CacheStep step) {
         watching.list(step.path, step.parentStat).whenComplete((children, error) -> {
-            List<Step> next;
+            List<CacheStep> next;
             synchronized (this) {
                 if (!lifecycle.isStarted()) {
                     return;
@@ -652,9 +612,9 @@ public final class BatonCache implements AutoCloseable {
     }
 
     /** Starts the reads and listings of steps queued while applying others, in their order. */
-    private void startSteps(List<Step> next) {
-        for (Step step : next) {
-            if (step.deletedBefore == Step.LIST) {
+    private void startSteps(List<CacheStep> next) {
+        for (CacheStep step : next) {
+            if (step.deletedBefore == CacheStep.LIST) {
                 listStep(step);
             } else {
                 readStep(step);
@@ -662,9 +622,9 @@ public final class BatonCache implements AutoCloseable {
         }
     }
 
-    private void stepRead(Step step, Stat stat, byte[] data, Throwable error) {
+    private void stepRead(CacheStep step, Stat stat, byte[] data, Throwable error) {
         boolean missing = error == null && stat == null || Watching.isNoNode(error);
-        List<Step> next;
+        List<CacheStep> next;
         synchronized (this) {
             if (!lifecycle.isStarted()) {
                 return;
@@ -696,12 +656,12 @@ public final class BatonCache implements AutoCloseable {
      *         found the new nodes, so that the new nodes are reported there: in the order of the changes, and a
      *         parent before its children.
      */
-    private List<Step> applySteps() {
-        List<Step> next = new ArrayList<>(0);
-        Step step;
+    private List<CacheStep> applySteps() {
+        List<CacheStep> next = new ArrayList<>(0);
+        CacheStep step;
         while ((step = steps.peek()) != null && step.done) {
             steps.poll();
-            if (step.deletedBefore == Step.LIST) {
+            if (step.deletedBefore == CacheStep.LIST) {
                 if (step.children != null) {
                     applyListing(step, next);
                 }
@@ -710,7 +670,7 @@ public final class BatonCache implements AutoCloseable {
             } else if (step.stat != null) {
                 observed(step.path, step.stat, step.data, null);
                 if (step.relist && depth(step.path) < maxDepth && nodes.containsKey(step.path)) {
-                    queueFirst(new Step(step.path, generation, Step.LIST), next);
+                    queueFirst(new CacheStep(step.path, generation, CacheStep.LIST), next);
                 }
             } else if (step.missing && !deletionQueued(step.path)) {
                 // Gone, but no deletion event is queued to report it (none can be missed while the watch is
@@ -722,7 +682,7 @@ public final class BatonCache implements AutoCloseable {
         return next;
     }
 
-    private void queueFirst(Step step, List<Step> next) {
+    private void queueFirst(CacheStep step, List<CacheStep> next) {
         steps.addFirst(step);
         next.add(step);
     }
@@ -733,7 +693,7 @@ public final class BatonCache implements AutoCloseable {
      * was created before the listing was taken (the parent's {@code pzxid} says when its children last changed)
      * and no queued deletion will report it.
      */
-    private void applyListing(Step step, List<Step> next) {
+    private void applyListing(CacheStep step, List<CacheStep> next) {
         Map<String, ChildData> cached = children(step.path);
         if (cached == null) {
             return; // the node is gone (its deletion was applied): so are its children
@@ -746,10 +706,10 @@ public final class BatonCache implements AutoCloseable {
                 removeSubtree(child.path(), Long.MAX_VALUE); // else its queued deletion reports it, in its place
             }
         }
-        String prefix = step.path.equals("/") ? "/" : step.path + "/";
-        List<Step> reads = new ArrayList<>();
+        String prefix = Subtrees.childPrefix(step.path);
+        List<CacheStep> reads = new ArrayList<>();
         for (String name : step.children.stream().filter(name -> !cached.containsKey(name)).sorted().toList()) {
-            Step read = new Step(prefix.concat(name), generation, Step.READ);
+            CacheStep read = new CacheStep(prefix.concat(name), generation, CacheStep.READ);
             read.relist = true;
             reads.add(read);
         }
@@ -761,9 +721,9 @@ public final class BatonCache implements AutoCloseable {
 
     /** With the lock held: whether a queued deletion covers {@code path}. */
     private boolean deletionQueued(String path) {
-        for (Step step : steps) {
+        for (CacheStep step : steps) {
             if (step.isDeletion()
-                    && (path.equals(step.path) || path.startsWith(step.path.equals("/") ? "/" : step.path + "/"))) {
+                    && Subtrees.isAtOrBelow(step.path, path)) {
                 return true;
             }
         }
@@ -772,22 +732,6 @@ public final class BatonCache implements AutoCloseable {
 
     // ---------------------------------------------------------------------------------------------------------
     // Reads
-
-    /** The initial load or a resync after reconnecting: every node is read once, a bounded number at a time. */
-    private static final class Resync {
-        final long generation;
-        final ArrayDeque<String> queue = new ArrayDeque<>();
-        /** Paths found present by reads of this generation. */
-        final Set<String> seen = new HashSet<>();
-        int inFlight;
-        /** Reads applied since the last delivery of listener calls. */
-        int undelivered;
-        boolean failed;
-
-        Resync(long generation) {
-            this.generation = generation;
-        }
-    }
 
     /** Starts as many queued reads of a resync as the window allows; completes the resync when all are done. */
     private void pump(Resync r) {
@@ -906,7 +850,7 @@ public final class BatonCache implements AutoCloseable {
                     return;
                 }
                 if (error == null) {
-                    String prefix = path.equals("/") ? "/" : path + "/";
+                    String prefix = Subtrees.childPrefix(path);
                     for (String child : children) {
                         r.queue.add(prefix.concat(child));
                     }
@@ -974,7 +918,7 @@ public final class BatonCache implements AutoCloseable {
      * Removes a node and its cached descendants created before {@code czxidBelow}, deepest first, reporting each.
      */
     private void removeSubtree(String path, long czxidBelow) {
-        String prefix = path.equals("/") ? "/" : path + "/";
+        String prefix = Subtrees.childPrefix(path);
         NavigableMap<String, ChildData> below = nodes.subMap(prefix, false, prefix + "\uffff", false);
         if (!below.isEmpty()) {
             for (Map.Entry<String, ChildData> e : below.descendingMap().entrySet()) {
@@ -1001,39 +945,12 @@ public final class BatonCache implements AutoCloseable {
                 gone.add(path);
             }
         }
-        for (String path : childrenFirst(gone)) {
+        for (String path : Subtrees.childrenFirst(gone)) {
             ChildData old = nodes.remove(path);
             if (old != null) {
                 emit(BatonCacheListener.Type.NODE_DELETED, old, null);
             }
         }
-    }
-
-    /**
-     * The paths ordered for reporting removals: every node after its descendants, siblings in the order of their
-     * names. (The cache's own order sorts {@code /a-b} between {@code /a} and {@code /a/x}, as {@code '-'} comes
-     * before {@code '/'}, so reversing it would not keep a subtree together.)
-     */
-    private static List<String> childrenFirst(List<String> paths) {
-        List<String> byTree = new ArrayList<>(paths);
-        // With the separator sorted below every character a path may hold, a parent comes right before its subtree.
-        byTree.sort(Comparator.comparing((String p) -> p.replace('/', '\u0000')));
-        List<String> ordered = new ArrayList<>(byTree.size());
-        Deque<String> open = new ArrayDeque<>();
-        for (String path : byTree) {
-            while (!open.isEmpty() && !isAncestor(open.peek(), path)) {
-                ordered.add(open.pop());
-            }
-            open.push(path);
-        }
-        while (!open.isEmpty()) {
-            ordered.add(open.pop());
-        }
-        return ordered;
-    }
-
-    private static boolean isAncestor(String ancestor, String path) {
-        return ancestor.equals("/") ? !path.equals("/") : path.startsWith(ancestor + "/");
     }
 
     private void emit(BatonCacheListener.Type type, ChildData oldData, ChildData data) {
@@ -1078,7 +995,7 @@ public final class BatonCache implements AutoCloseable {
     }
 
     private boolean isUnderRoot(String path) {
-        return path.equals(root) || path.startsWith(root.equals("/") ? "/" : root + "/");
+        return Subtrees.isAtOrBelow(root, path);
     }
 
     @Override
