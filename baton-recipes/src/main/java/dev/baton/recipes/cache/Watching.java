@@ -77,7 +77,7 @@ abstract class Watching {
      */
     abstract CompletableFuture<List<String>> list(String path, Stat stat);
 
-    /** Sends a request built by {@code request}; a request refused before it is sent (client closed) fails the future. */
+    /** Sends a request; one refused before it is sent (the client is closed) gives a failed future. */
     static <T> CompletableFuture<T> send(Supplier<CompletableFuture<T>> request) {
         try {
             return request.get();
