@@ -14,7 +14,9 @@ import dev.baton.UnsupportedServerFeatureException;
 import dev.baton.recipes.TestResources;
 import dev.baton.recipes.cache.CacheTesting.Recording;
 import dev.baton.recipes.nodes.GroupMember;
+import dev.baton.retry.RetryOneTime;
 import dev.baton.state.ConnectionState;
+import dev.baton.testing.TcpProxy;
 import dev.baton.testing.ZooKeeperEnsemble;
 import java.time.Duration;
 import java.util.List;
@@ -43,7 +45,7 @@ class OneShotWatchingTest {
 
     @BeforeAll
     static void startServer() {
-        server = ZooKeeperEnsemble.builder().servers(1).serverVersion("3.5")
+        server = ZooKeeperEnsemble.builder().servers(1).serverVersion("3.5").clientProxies(true)
                 .maxSessionTimeout(Duration.ofSeconds(20)).build().start();
         assertThat(server.serverVersion()).startsWith("3.5.");
     }
@@ -202,6 +204,44 @@ class OneShotWatchingTest {
     }
 
     @Test
+    void whatChangedWhileCutOffIsReportedOnceBack() throws Exception {
+        // Through the kit's proxy, without ensemble tracking (it would learn the server's own address).
+        BatonClient client = resources.client(false, Duration.ofSeconds(5), new RetryOneTime(10));
+        BatonClient direct = resources.open(CacheTesting.newClient(server.directConnectString()));
+        client.create().creatingParentsIfNeeded().forPath("/cut/n", bytes("1"));
+        client.create().forPath("/cut/m", bytes("1"));
+        Recording recording = new Recording();
+        BatonCache cache = started(client, "/cut", recording, Integer.MAX_VALUE);
+        long firstCzxid = cache.get("/cut/n").orElseThrow().stat().getCzxid();
+        List<ConnectionState> states = new CopyOnWriteArrayList<>();
+        client.getConnectionStateListenable().addListener((c, s) -> states.add(s));
+
+        int from = recording.events.size();
+        server.partitionClient(1, TcpProxy.Mode.DROP);
+        try {
+            await().until(() -> states.contains(ConnectionState.SUSPENDED));
+            direct.delete().forPath("/cut/n");
+            direct.create().forPath("/cut/n", bytes("2")); // deleted and created again unseen
+            direct.setData().forPath("/cut/m", bytes("2"));
+            direct.create().forPath("/cut/new", bytes("new"));
+        } finally {
+            server.healClient(1);
+        }
+        await().atMost(Duration.ofSeconds(30)).until(() -> states.contains(ConnectionState.RECONNECTED));
+        await().until(() -> recording.events.size() >= from + 4);
+        List<String> after = recording.briefsFrom(from);
+        assertThat(after).containsExactlyInAnyOrder("NODE_DELETED /cut/n", "NODE_CREATED /cut/n",
+                "NODE_CHANGED /cut/m", "NODE_CREATED /cut/new");
+        assertThat(after.indexOf("NODE_DELETED /cut/n")).isLessThan(after.indexOf("NODE_CREATED /cut/n"));
+        assertThat(cache.get("/cut/n").orElseThrow().stat().getCzxid()).isGreaterThan(firstCzxid);
+        assertThat(recording.replay()).isEqualTo(serverTree(client, "/cut"));
+
+        direct.create().forPath("/cut/n/child"); // watches set again by the resync: later changes still come
+        await().until(() -> cache.get("/cut/n/child").isPresent());
+        assertThat(recording.replay()).isEqualTo(serverTree(client, "/cut"));
+    }
+
+    @Test
     void classicCachesReportTheirEvents() throws Exception {
         BatonClient client = resources.client();
         client.create().creatingParentsIfNeeded().forPath("/classic/a", bytes("1"));
@@ -265,8 +305,8 @@ class OneShotWatchingTest {
         assertThatThrownBy(watcher::start)
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessage("PersistentWatcher /refused cannot watch recursively: persistent and recursive watches "
-                        + "(addWatch) need ZooKeeper 3.6.0 or newer; the server at 127.0.0.1:"
-                        + server.clientPort(1) + " runs ZooKeeper " + server.serverVersion())
+                        + "(addWatch) need ZooKeeper 3.6.0 or newer; the server at " + server.connectString(1)
+                        + " runs ZooKeeper " + server.serverVersion())
                 .cause().isInstanceOfSatisfying(UnsupportedServerFeatureException.class,
                         e -> assertThat(e.feature()).isEqualTo(ServerFeature.PERSISTENT_WATCHES));
         assertThatThrownBy(watcher::start).isInstanceOf(IllegalStateException.class)
