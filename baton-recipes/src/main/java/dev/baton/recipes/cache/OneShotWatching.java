@@ -26,6 +26,8 @@ import org.apache.zookeeper.data.Stat;
 final class OneShotWatching extends Watching {
     private final Watcher dataWatcher = this::dataEvent;
     private final Watcher childWatcher = this::childEvent;
+    /** Set by {@link #remove}: no event is passed on and no watch set any more. */
+    private volatile boolean removed;
 
     OneShotWatching(BatonClient client, String root, boolean dataLess, Consumer<WatchedEvent> events) {
         super(client, root, dataLess, events);
@@ -38,6 +40,7 @@ final class OneShotWatching extends Watching {
 
     @Override
     void remove(Collection<String> watched, boolean async) {
+        removed = true;
         if (client.getState() != BatonClient.State.STARTED) {
             return; // the watches went with the client's session
         }
@@ -90,7 +93,7 @@ final class OneShotWatching extends Watching {
     }
 
     private void dataEvent(WatchedEvent event) {
-        if (event.getType() == Watcher.Event.EventType.None) {
+        if (removed || event.getType() == Watcher.Event.EventType.None) {
             return; // connection news: the cache's connection listener handles it
         }
         events.accept(event);
@@ -100,7 +103,7 @@ final class OneShotWatching extends Watching {
     }
 
     private void childEvent(WatchedEvent event) {
-        if (event.getType() == Watcher.Event.EventType.NodeChildrenChanged) {
+        if (!removed && event.getType() == Watcher.Event.EventType.NodeChildrenChanged) {
             events.accept(event);
         }
         // A deleted node's child watch fires NodeDeleted too; its data watch reports the deletion.
@@ -111,8 +114,11 @@ final class OneShotWatching extends Watching {
      * cache as its creation would have.
      */
     private void watchRootCreation() {
+        if (removed) {
+            return;
+        }
         send(() -> client.checkExists().usingWatcher(dataWatcher).forPathAsync(root)).whenComplete((stat, error) -> {
-            if (stat != null) {
+            if (stat != null && !removed) {
                 events.accept(new WatchedEvent(Watcher.Event.EventType.NodeCreated,
                         Watcher.Event.KeeperState.SyncConnected, root));
             }
