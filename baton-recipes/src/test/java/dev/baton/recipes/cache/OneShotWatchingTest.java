@@ -74,6 +74,8 @@ class OneShotWatchingTest {
         client.create().creatingParentsIfNeeded().forPath("/load/a/x", bytes("x"));
         client.setData().forPath("/load/a", bytes("1"));
         client.create().forPath("/load/b", bytes("b"));
+        List<Throwable> errors = new CopyOnWriteArrayList<>();
+        client.getUnhandledErrorListenable().addListener((message, e) -> errors.add(e));
         Recording recording = new Recording();
         BatonCache cache = started(client, "/load", recording, Integer.MAX_VALUE);
 
@@ -102,6 +104,7 @@ class OneShotWatchingTest {
                 "NODE_CHANGED /load/c/d");
         assertThat(recording.replay()).isEqualTo(serverTree(client, "/load"));
         assertThat(cacheTree(cache)).isEqualTo(serverTree(client, "/load"));
+        assertThat(errors).as("the server's refusal of the persistent watch is no failure").isEmpty();
     }
 
     @Test
