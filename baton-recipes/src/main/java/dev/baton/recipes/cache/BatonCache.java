@@ -1,6 +1,7 @@
 package dev.baton.recipes.cache;
 
 import dev.baton.BatonClient;
+import dev.baton.UnsupportedServerFeatureException;
 import dev.baton.internal.BatonPaths;
 import dev.baton.internal.ErrorSink;
 import dev.baton.internal.Failures;
@@ -8,14 +9,11 @@ import dev.baton.internal.Lifecycle;
 import dev.baton.internal.ListenerContainer;
 import dev.baton.internal.Requests;
 import dev.baton.internal.SerialExecutor;
-import dev.baton.internal.WatchRemoval;
 import dev.baton.listen.Listenable;
 import dev.baton.state.ConnectionState;
 import dev.baton.state.ConnectionStateListener;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.Deque;
 import java.util.EnumSet;
 import java.util.HashSet;
 import java.util.List;
@@ -31,7 +29,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.stream.Stream;
 import org.apache.zookeeper.AddWatchMode;
-import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.WatchedEvent;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.data.Stat;
@@ -39,8 +36,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A local copy of one node or a whole subtree, kept current by a single persistent watch, with listeners for
- * every creation, change and deletion. The root node itself is cached (and counted by {@link #size()}).
+ * A local copy of one node or a whole subtree, kept current by a single persistent watch (on ZooKeeper 3.6 and
+ * newer; one-shot watches on older servers), with listeners for every creation, change and deletion. The root node
+ * itself is cached (and counted by {@link #size()}).
  *
  * <pre>{@code
  * try (BatonCache cache = BatonCache.build(client, "/app/config")) {
@@ -93,6 +91,22 @@ import org.slf4j.LoggerFactory;
  * differences they find as they find them, a parent before its children, between the calls of the watch events
  * applied meanwhile.
  *
+ * <h2>Servers without persistent watches (ZooKeeper 3.5)</h2>
+ * {@link #start()} asks for the persistent watch; a server older than 3.6 lacks them, and the client refuses the
+ * request at once without sending it ({@link dev.baton.UnsupportedServerFeatureException}). The cache then works
+ * as Curator's classic caches do, with one-shot watches, for the rest of its life: every read of a node leaves a
+ * data watch on it, and every node above the maximum depth is listed (even without children) leaving a child
+ * watch; the root, while missing, has an existence watch. A fired watch is set again by the read it causes: a data
+ * change reads the node again, a change of children lists the parent again and compares the names with the
+ * cache (a new child is read and listed in the place of that event, so a parent is reported before its
+ * children), a deletion removes the cached subtree. Initial load, {@link Option}s, depth limit, events, the
+ * initialized future and the resync after {@code RECONNECTED} or {@code LOST} are the same; a server's refusal
+ * is not a failure (logged at info level). Differences: more requests (a read per change, a listing per change
+ * of children, and one listing per cached node at load); a node created and deleted again before the listing
+ * that would find it is not reported (a persistent watch usually reports it, but not always: see Order); and
+ * {@link #close()} removes the cache's watchers from the client, while the server keeps its one-shot watches until
+ * they fire or the session ends (ZooKeeper removes one client watcher of a path only in the client).
+ *
  * <h2>Stats</h2>
  * A node's {@link ChildData#stat()} is the one read with its data. A recursive watch does not report child
  * additions and removals to the parent, so the child-related fields of a cached stat ({@code cversion},
@@ -112,10 +126,11 @@ import org.slf4j.LoggerFactory;
  * calls keep their order only if the executor runs tasks in order. All methods are thread-safe; {@link #get},
  * {@link #stream()} and {@link #size()} never block.
  *
- * <p>Why one file of some 900 lines: a quarter is the public API's documentation (the builder's options and the
- * three listener shapes), and the rest is one state machine (load, follow the persistent watch, rebuild after a
- * session loss) whose event ordering depends on every step sharing one queue of pending reads; the classic
- * caches ({@code NodeCache}, {@code PathChildrenCache}, {@code TreeCache}) live in their own files over it.
+ * <p>Why one file of some 1,000 lines: a good part is the public API's documentation, and the rest is one state
+ * machine (load, follow the watch events, rebuild after a session loss) whose event ordering depends on every step
+ * sharing one queue of pending reads. How the watches are set and what the reads ask for is the package's
+ * {@code Watching} strategy (persistent or one-shot); the classic caches ({@code NodeCache},
+ * {@code PathChildrenCache}, {@code TreeCache}) live in their own files over it.
  */
 public final class BatonCache implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(BatonCache.class);
@@ -153,7 +168,11 @@ public final class BatonCache implements AutoCloseable {
     private final ListenerContainer<BatonCacheListener> listeners = new ListenerContainer<>(Runnable::run,
             (message, e) -> LOG.error("BatonCache listener failed: {}", message, e));
     private final SerialExecutor delivery = new SerialExecutor(Runnable::run);
-    private final Watcher watcher = this::watched;
+    /**
+     * How changes are watched: a persistent watch, until the server refuses one (before ZooKeeper 3.6); then
+     * one-shot watches, for good. Guarded by this for writes.
+     */
+    private volatile Watching watching;
     private final ConnectionStateListener connectionListener = this::connectionStateChanged;
 
     // Guarded by this.
@@ -173,7 +192,7 @@ public final class BatonCache implements AutoCloseable {
      * The watch events not applied yet, in the order they arrived (zxid order). The head is applied (and its
      * listener calls queued in {@link #pending}) as soon as it is ready; a later event waits for every earlier one.
      */
-    private final ArrayDeque<Step> steps = new ArrayDeque<>();
+    private final ArrayDeque<CacheStep> steps = new ArrayDeque<>();
 
     private BatonCache(BatonClient client, String root, int maxDepth, Set<Option> options) {
         this.client = client;
@@ -183,6 +202,7 @@ public final class BatonCache implements AutoCloseable {
         this.maxDepth = singleNode ? 0 : maxDepth;
         this.dataLess = options.contains(Option.DATA_LESS);
         this.clearOnClose = !options.contains(Option.DO_NOT_CLEAR_ON_CLOSE);
+        this.watching = new PersistentWatching(client, root, dataLess, singleNode, this::watched);
     }
 
     /**
@@ -222,7 +242,9 @@ public final class BatonCache implements AutoCloseable {
     /**
      * Registers the watch and starts the initial load in the background; returns at once. Listeners hear a
      * {@link BatonCacheListener.Type#NODE_CREATED} for each node found, then
-     * {@link BatonCacheListener#initialized()}.
+     * {@link BatonCacheListener#initialized()}. On a server without persistent watches (before ZooKeeper 3.6) the
+     * cache uses one-shot watches instead (see the class comment); while the client is connected that is known
+     * before this returns.
      *
      * @throws IllegalStateException if already started or closed
      */
@@ -339,7 +361,7 @@ public final class BatonCache implements AutoCloseable {
         if (!nodes.containsKey(path)) {
             return null;
         }
-        String prefix = path.equals("/") ? "/" : path + "/";
+        String prefix = Subtrees.childPrefix(path);
         Map<String, ChildData> children = new java.util.LinkedHashMap<>();
         for (ChildData child : nodes.subMap(prefix, false, prefix + "\uffff", false).values()) {
             String name = child.path().substring(prefix.length());
@@ -411,7 +433,7 @@ public final class BatonCache implements AutoCloseable {
         waiting.forEach(f -> f.completeExceptionally(closed));
         client.getConnectionStateListenable().removeListener(connectionListener);
         listeners.clear();
-        WatchRemoval.remove(client, watcher, root, watchMode(), "BatonCache");
+        watching.remove(watchedPaths(), false);
         if (clearOnClose) {
             nodes.clear();
         }
@@ -421,23 +443,21 @@ public final class BatonCache implements AutoCloseable {
     // Watch and connection events
 
     private void registerAndResync(long gen) {
-        AddWatchMode mode = watchMode();
-        CompletableFuture<Void> added;
-        try {
-            added = client.watchers().add().withMode(mode).usingWatcher(watcher).forPathAsync(root);
-        } catch (IllegalStateException e) {
-            return; // client closed
-        }
-        added.whenComplete((ok, error) -> {
+        Watching way = watching;
+        way.register().whenComplete((ok, error) -> {
             if (error != null) {
-                report("registering the watch", error);
+                if (Failures.unwrap(error) instanceof UnsupportedServerFeatureException unsupported) {
+                    oneShot(way, unsupported);
+                    registerAndResync(gen);
+                } else {
+                    report("registering the watch", error);
+                }
                 return;
             }
-            WatchRemoval.registered(client, watcher, root, mode);
             Resync r;
             synchronized (this) {
                 if (lifecycle.state() == Lifecycle.State.CLOSED) {
-                    WatchRemoval.remove(client, watcher, root, mode, "BatonCache", true); // closed meanwhile
+                    way.remove(watchedPaths(), true); // closed meanwhile
                     return;
                 }
                 if (gen != generation) {
@@ -451,6 +471,29 @@ public final class BatonCache implements AutoCloseable {
         });
     }
 
+    /**
+     * The server refused the persistent watch, sending nothing (it is older than ZooKeeper 3.6): from now on the
+     * cache watches with one-shot watches. Not a failure: logged once, at info level.
+     */
+    private void oneShot(Watching refused, UnsupportedServerFeatureException why) {
+        synchronized (this) {
+            if (watching != refused) {
+                return; // switched already
+            }
+            watching = new OneShotWatching(client, root, dataLess, this::watched);
+        }
+        LOG.info("BatonCache {}: one-shot watches instead of a persistent watch: {}", root, why.getMessage());
+    }
+
+    /** The paths the cache may have watches on: the root and every cached node. */
+    private List<String> watchedPaths() {
+        List<String> paths = new ArrayList<>(nodes.keySet());
+        if (!nodes.containsKey(root)) {
+            paths.add(root);
+        }
+        return paths;
+    }
+
     private void watched(WatchedEvent event) {
         String path = event.getPath();
         if (path == null) {
@@ -461,30 +504,49 @@ public final class BatonCache implements AutoCloseable {
         }
         switch (event.getType()) {
             case NodeCreated, NodeDataChanged -> {
-                Step step;
+                CacheStep step;
                 synchronized (this) {
                     if (!lifecycle.isStarted()) {
                         return;
                     }
-                    step = new Step(path, generation, Step.READ);
+                    step = new CacheStep(path, generation, CacheStep.READ);
+                    // With one-shot watches nothing watches a new node's children until it is listed.
+                    step.relist = event.getType() == Watcher.Event.EventType.NodeCreated && watching.isOneShot();
                     steps.add(step);
                 }
                 readStep(step);
+            }
+            case NodeChildrenChanged -> {
+                // Only from a one-shot child watch: list again, and compare in the event's place.
+                if (depth(path) >= maxDepth) {
+                    return;
+                }
+                CacheStep step;
+                synchronized (this) {
+                    if (!lifecycle.isStarted()) {
+                        return;
+                    }
+                    step = new CacheStep(path, generation, CacheStep.LIST);
+                    steps.add(step);
+                }
+                listStep(step);
             }
             case NodeDeleted -> {
                 // The event's zxid is the deletion's: cached incarnations created before it are the deleted
                 // ones (one created later, found by a resync or by an earlier event's read, stays).
                 long zxid = event.getZxid();
+                List<CacheStep> next;
                 synchronized (this) {
                     if (!lifecycle.isStarted()) {
                         return;
                     }
-                    Step step = new Step(path, generation, zxid > 0 ? zxid : Long.MAX_VALUE);
+                    CacheStep step = new CacheStep(path, generation, zxid > 0 ? zxid : Long.MAX_VALUE);
                     step.done = true; // needs no read, but waits for the reads of the events before it
                     steps.add(step);
-                    applySteps();
+                    next = applySteps();
                 }
                 flush();
+                startSteps(next);
             }
             default -> {
             }
@@ -523,53 +585,46 @@ public final class BatonCache implements AutoCloseable {
     // ---------------------------------------------------------------------------------------------------------
     // Watch events, applied in their order
 
-    /** One watch event's place in the order of delivery. */
-    private static final class Step {
-        /** {@link #deletedBefore} of a creation or change, which needs a read. */
-        static final long READ = -1;
-
-        final String path;
-        final long generation;
-        /**
-         * For a deletion: cached nodes at or below {@link #path} created before this zxid are removed
-         * ({@link Long#MAX_VALUE} if the server did not say the deletion's zxid). {@link #READ} otherwise.
-         */
-        final long deletedBefore;
-        /** Guarded by the cache: ready to apply (a deletion at once, a read once it has completed). */
-        boolean done;
-        /** What the read found (null: nothing, see {@link #missing}). */
-        Stat stat;
-        byte[] data;
-        /** The read found no such node. */
-        boolean missing;
-
-        Step(String path, long generation, long deletedBefore) {
-            this.path = path;
-            this.generation = generation;
-            this.deletedBefore = deletedBefore;
-        }
-    }
-
     /** Reads the node of a creation or change event; the step is done when the read completes, however. */
-    private void readStep(Step step) {
-        String path = step.path;
-        try {
-            if (dataLess) {
-                client.checkExists().forPathAsync(path).whenComplete((stat, error) ->
-                        stepRead(step, stat, null, error));
-            } else {
-                Stat stat = new Stat();
-                client.getData().storingStatIn(stat).forPathAsync(path).whenComplete((data, error) ->
-                        stepRead(step, error == null ? stat : null, data, error));
+    private void readStep(CacheStep step) {
+        // A failure (client closed too) still completes the step, or the queue would stall.
+        watching.read(step.path, (stat, data, error) -> stepRead(step, stat, data, error));
+    }
+
+    /** Lists the children of a one-shot child watch's node; the step is done when the listing completes. */
+    private void listStep(CacheStep step) {
+        watching.list(step.path, step.parentStat).whenComplete((children, error) -> {
+            List<CacheStep> next;
+            synchronized (this) {
+                if (!lifecycle.isStarted()) {
+                    return;
+                }
+                step.done = true;
+                step.children = error == null ? children : null; // failed: the resync after reconnecting sees it
+                next = applySteps();
             }
-        } catch (IllegalStateException e) {
-            stepRead(step, null, null, e); // client closed: the step must still complete, or the queue stalls
+            flush();
+            startSteps(next);
+            if (error != null && !Watching.isNoNode(error)) {
+                report("listing the children of " + step.path, error);
+            }
+        });
+    }
+
+    /** Starts the reads and listings of steps queued while applying others, in their order. */
+    private void startSteps(List<CacheStep> next) {
+        for (CacheStep step : next) {
+            if (step.deletedBefore == CacheStep.LIST) {
+                listStep(step);
+            } else {
+                readStep(step);
+            }
         }
     }
 
-    private void stepRead(Step step, Stat stat, byte[] data, Throwable error) {
-        boolean missing = error == null && stat == null
-                || error != null && Failures.code(error) == KeeperException.Code.NONODE;
+    private void stepRead(CacheStep step, Stat stat, byte[] data, Throwable error) {
+        boolean missing = error == null && stat == null || Watching.isNoNode(error);
+        List<CacheStep> next;
         synchronized (this) {
             if (!lifecycle.isStarted()) {
                 return;
@@ -584,23 +639,39 @@ public final class BatonCache implements AutoCloseable {
             } else {
                 step.missing = missing; // another failure: nothing to apply; a resync follows the reconnect
             }
-            applySteps();
+            next = applySteps();
         }
         flush();
+        startSteps(next);
         if (error != null && !missing) {
             report("reading " + step.path, error);
         }
     }
 
-    /** With the lock held: applies the ready steps at the head of the queue, in order. */
-    private void applySteps() {
-        Step step;
+    /**
+     * With the lock held: applies the ready steps at the head of the queue, in order.
+     *
+     * @return the steps applying them put in the queue (one-shot watches: listings of new nodes, reads of new
+     *         children), to start once the lock is released. They go at its head, in the place of the step that
+     *         found the new nodes, so that the new nodes are reported there: in the order of the changes, and a
+     *         parent before its children.
+     */
+    private List<CacheStep> applySteps() {
+        List<CacheStep> next = new ArrayList<>(0);
+        CacheStep step;
         while ((step = steps.peek()) != null && step.done) {
             steps.poll();
-            if (step.deletedBefore != Step.READ) {
+            if (step.deletedBefore == CacheStep.LIST) {
+                if (step.children != null) {
+                    applyListing(step, next);
+                }
+            } else if (step.isDeletion()) {
                 removeSubtree(step.path, step.deletedBefore);
             } else if (step.stat != null) {
                 observed(step.path, step.stat, step.data, null);
+                if (step.relist && depth(step.path) < maxDepth && nodes.containsKey(step.path)) {
+                    queueFirst(new CacheStep(step.path, generation, CacheStep.LIST), next);
+                }
             } else if (step.missing && !deletionQueued(step.path)) {
                 // Gone, but no deletion event is queued to report it (none can be missed while the watch is
                 // registered: ZooKeeper delivers the event before the reply of a later read).
@@ -608,13 +679,51 @@ public final class BatonCache implements AutoCloseable {
             }
             // Else: gone with its deletion still queued; that deletion reports it, in its place.
         }
+        return next;
+    }
+
+    private void queueFirst(CacheStep step, List<CacheStep> next) {
+        steps.addFirst(step);
+        next.add(step);
+    }
+
+    /**
+     * With the lock held: a listing of a cached node's children (one-shot watches), compared with the cache. A
+     * new child is read (and then listed) in a step of its own; a cached child the listing lacks is removed if it
+     * was created before the listing was taken (the parent's {@code pzxid} says when its children last changed)
+     * and no queued deletion will report it.
+     */
+    private void applyListing(CacheStep step, List<CacheStep> next) {
+        Map<String, ChildData> cached = children(step.path);
+        if (cached == null) {
+            return; // the node is gone (its deletion was applied): so are its children
+        }
+        Set<String> listed = new HashSet<>(step.children);
+        for (ChildData child : cached.values()) {
+            String name = child.path().substring(child.path().lastIndexOf('/') + 1);
+            if (!listed.contains(name) && child.stat().getCzxid() <= step.parentStat.getPzxid()
+                    && !deletionQueued(child.path())) {
+                removeSubtree(child.path(), Long.MAX_VALUE); // else its queued deletion reports it, in its place
+            }
+        }
+        String prefix = Subtrees.childPrefix(step.path);
+        List<CacheStep> reads = new ArrayList<>();
+        for (String name : step.children.stream().filter(name -> !cached.containsKey(name)).sorted().toList()) {
+            CacheStep read = new CacheStep(prefix.concat(name), generation, CacheStep.READ);
+            read.relist = true;
+            reads.add(read);
+        }
+        for (int i = reads.size() - 1; i >= 0; i--) {
+            steps.addFirst(reads.get(i)); // at the head, in name order
+        }
+        next.addAll(reads);
     }
 
     /** With the lock held: whether a queued deletion covers {@code path}. */
     private boolean deletionQueued(String path) {
-        for (Step step : steps) {
-            if (step.deletedBefore != Step.READ
-                    && (path.equals(step.path) || path.startsWith(step.path.equals("/") ? "/" : step.path + "/"))) {
+        for (CacheStep step : steps) {
+            if (step.isDeletion()
+                    && Subtrees.isAtOrBelow(step.path, path)) {
                 return true;
             }
         }
@@ -623,22 +732,6 @@ public final class BatonCache implements AutoCloseable {
 
     // ---------------------------------------------------------------------------------------------------------
     // Reads
-
-    /** The initial load or a resync after reconnecting: every node is read once, a bounded number at a time. */
-    private static final class Resync {
-        final long generation;
-        final ArrayDeque<String> queue = new ArrayDeque<>();
-        /** Paths found present by reads of this generation. */
-        final Set<String> seen = new HashSet<>();
-        int inFlight;
-        /** Reads applied since the last delivery of listener calls. */
-        int undelivered;
-        boolean failed;
-
-        Resync(long generation) {
-            this.generation = generation;
-        }
-    }
 
     /** Starts as many queued reads of a resync as the window allows; completes the resync when all are done. */
     private void pump(Resync r) {
@@ -702,25 +795,12 @@ public final class BatonCache implements AutoCloseable {
 
     /** A resync's read of a node: applies what was found at once, then lists its children (if it has any). */
     private void read(String path, long gen, Resync r) {
-        try {
-            if (dataLess) {
-                client.checkExists().forPathAsync(path).whenComplete((stat, error) ->
-                        applyRead(path, gen, r, stat, null, error));
-            } else {
-                // One stage per read: the stat is filled in before the future completes.
-                Stat stat = new Stat();
-                client.getData().storingStatIn(stat).forPathAsync(path).whenComplete((data, error) ->
-                        applyRead(path, gen, r, error == null ? stat : null, data, error));
-            }
-        } catch (IllegalStateException e) {
-            // client closed
-        }
+        watching.read(path, (stat, data, error) -> applyRead(path, gen, r, stat, data, error));
     }
 
     /** What a read of {@code path} found ({@code stat} null: no such node), applied with the lock held. */
     private void applyRead(String path, long gen, Resync r, Stat stat, byte[] data, Throwable error) {
-        boolean missing = error == null && stat == null
-                || error != null && Failures.code(error) == KeeperException.Code.NONODE;
+        boolean missing = error == null && stat == null || Watching.isNoNode(error);
         boolean listChildren = false;
         boolean deliver = true;
         List<String> toRead = null;
@@ -733,7 +813,8 @@ public final class BatonCache implements AutoCloseable {
                 removeSubtree(path, Long.MAX_VALUE);
             } else if (error == null) {
                 observed(path, stat, data, current);
-                listChildren = r != null && current == r && stat.getNumChildren() > 0 && depth(path) < maxDepth;
+                listChildren = r != null && current == r && depth(path) < maxDepth
+                        && (stat.getNumChildren() > 0 || watching.listsEveryNode());
             } else if (r != null && current == r) {
                 r.failed = true;
             }
@@ -762,30 +843,24 @@ public final class BatonCache implements AutoCloseable {
     }
 
     private void listChildren(String path, Resync r) {
-        CompletableFuture<List<String>> future;
-        try {
-            future = client.getChildren().forPathAsync(path);
-        } catch (IllegalStateException e) {
-            return;
-        }
-        future.whenComplete((children, error) -> {
+        watching.list(path, new Stat()).whenComplete((children, error) -> {
             List<String> toRead;
             synchronized (this) {
                 if (resync != r || !lifecycle.isStarted()) {
                     return;
                 }
                 if (error == null) {
-                    String prefix = path.equals("/") ? "/" : path + "/";
+                    String prefix = Subtrees.childPrefix(path);
                     for (String child : children) {
                         r.queue.add(prefix.concat(child));
                     }
-                } else if (Failures.code(error) != KeeperException.Code.NONODE) {
+                } else if (!Watching.isNoNode(error)) {
                     r.failed = true; // a deleted node's children are deleted too: NONODE is fine
                 }
                 r.inFlight--;
                 toRead = refill(r);
             }
-            if (error != null && Failures.code(error) != KeeperException.Code.NONODE) {
+            if (error != null && !Watching.isNoNode(error)) {
                 report("listing the children of " + path, error);
             }
             if (toRead != null) {
@@ -843,7 +918,7 @@ public final class BatonCache implements AutoCloseable {
      * Removes a node and its cached descendants created before {@code czxidBelow}, deepest first, reporting each.
      */
     private void removeSubtree(String path, long czxidBelow) {
-        String prefix = path.equals("/") ? "/" : path + "/";
+        String prefix = Subtrees.childPrefix(path);
         NavigableMap<String, ChildData> below = nodes.subMap(prefix, false, prefix + "\uffff", false);
         if (!below.isEmpty()) {
             for (Map.Entry<String, ChildData> e : below.descendingMap().entrySet()) {
@@ -870,39 +945,12 @@ public final class BatonCache implements AutoCloseable {
                 gone.add(path);
             }
         }
-        for (String path : childrenFirst(gone)) {
+        for (String path : Subtrees.childrenFirst(gone)) {
             ChildData old = nodes.remove(path);
             if (old != null) {
                 emit(BatonCacheListener.Type.NODE_DELETED, old, null);
             }
         }
-    }
-
-    /**
-     * The paths ordered for reporting removals: every node after its descendants, siblings in the order of their
-     * names. (The cache's own order sorts {@code /a-b} between {@code /a} and {@code /a/x}, as {@code '-'} comes
-     * before {@code '/'}, so reversing it would not keep a subtree together.)
-     */
-    private static List<String> childrenFirst(List<String> paths) {
-        List<String> byTree = new ArrayList<>(paths);
-        // With the separator sorted below every character a path may hold, a parent comes right before its subtree.
-        byTree.sort(Comparator.comparing((String p) -> p.replace('/', '\u0000')));
-        List<String> ordered = new ArrayList<>(byTree.size());
-        Deque<String> open = new ArrayDeque<>();
-        for (String path : byTree) {
-            while (!open.isEmpty() && !isAncestor(open.peek(), path)) {
-                ordered.add(open.pop());
-            }
-            open.push(path);
-        }
-        while (!open.isEmpty()) {
-            ordered.add(open.pop());
-        }
-        return ordered;
-    }
-
-    private static boolean isAncestor(String ancestor, String path) {
-        return ancestor.equals("/") ? !path.equals("/") : path.startsWith(ancestor + "/");
     }
 
     private void emit(BatonCacheListener.Type type, ChildData oldData, ChildData data) {
@@ -932,10 +980,6 @@ public final class BatonCache implements AutoCloseable {
         }
     }
 
-    private AddWatchMode watchMode() {
-        return singleNode ? AddWatchMode.PERSISTENT : AddWatchMode.PERSISTENT_RECURSIVE;
-    }
-
     /** How many levels below the root a path is (0 for the root); for a path under the root only. */
     private int depth(String path) {
         if (maxDepth == Integer.MAX_VALUE || path.length() == root.length()) {
@@ -951,7 +995,7 @@ public final class BatonCache implements AutoCloseable {
     }
 
     private boolean isUnderRoot(String path) {
-        return path.equals(root) || path.startsWith(root.equals("/") ? "/" : root + "/");
+        return Subtrees.isAtOrBelow(root, path);
     }
 
     @Override

@@ -13,7 +13,9 @@ import org.slf4j.LoggerFactory;
 /**
  * A local copy of one node, in the shape of Apache Curator's (deprecated) {@code NodeCache}, so code written
  * against it ports by changing its imports. A thin façade over a {@link BatonCache} with
- * {@link BatonCache.Option#SINGLE_NODE_CACHE}: one persistent watch on the node, no thread of its own.
+ * {@link BatonCache.Option#SINGLE_NODE_CACHE}: one persistent watch on the node on ZooKeeper 3.6 and newer, a
+ * one-shot data (or existence) watch set again after each event on 3.5 (see {@link BatonCache}); no thread of its
+ * own.
  *
  * <pre>{@code
  * try (NodeCache cache = new NodeCache(client, "/app/config")) {

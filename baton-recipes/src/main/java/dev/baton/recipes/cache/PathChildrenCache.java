@@ -18,8 +18,10 @@ import org.slf4j.LoggerFactory;
 /**
  * A local copy of the children of one node, in the shape of Apache Curator's (deprecated)
  * {@code PathChildrenCache}, so code written against it ports by changing its imports. A thin façade over a
- * {@link BatonCache} limited to the node and its children: one persistent recursive watch, no thread of its own
- * (Curator's starts a thread per cache and sets a watch per child).
+ * {@link BatonCache} limited to the node and its children: one persistent recursive watch on ZooKeeper 3.6 and
+ * newer; on 3.5, which has none, one-shot watches as Curator's (a child watch on the node, a data watch per child,
+ * each set again after it fires; see {@link BatonCache}). No thread of its own (Curator's starts a thread per
+ * cache).
  *
  * <pre>{@code
  * try (PathChildrenCache workers = new PathChildrenCache(client, "/app/workers", true)) {

@@ -13,6 +13,7 @@ import dev.baton.listen.Listenable;
 import dev.baton.state.ConnectionState;
 import dev.baton.state.ConnectionStateListener;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
 import org.apache.zookeeper.AddWatchMode;
 import org.apache.zookeeper.WatchedEvent;
 import org.apache.zookeeper.Watcher;
@@ -48,9 +49,13 @@ import org.slf4j.LoggerFactory;
  * it ({@link dev.baton.UnsupportedServerFeatureException}, see {@link dev.baton.ServerFeature}); a watcher of one
  * node then falls back to one-shot watches (an existence watch and, while the node exists, a child watch), set
  * again after each event, and calls the reset listeners once they are in place. Events between a watch firing and
- * its renewal come as the event that fired, so re-read on each event. A recursive watcher cannot fall back: it
- * logs the exception's message (the feature, the version it needs and the server's) at error level and stays
- * silent.
+ * its renewal come as the event that fired, so re-read on each event. A recursive watcher cannot fall back (one-shot
+ * watches on every node of a subtree are a cache's work: use {@link BatonCache}, which does that on such a server):
+ * {@link #start()} refuses it with an {@link IllegalStateException} whose cause is the client's
+ * {@link dev.baton.UnsupportedServerFeatureException} and whose message ends with that exception's (the feature, the
+ * version it needs and the server's), and leaves nothing registered. If the client is not connected at
+ * {@code start()} the server is known only once it connects: the refusal is then logged at error level, and the
+ * watcher closes itself, leaving nothing registered.
  *
  * <p>Thread-safe; no thread of its own: listeners added without an executor run on ZooKeeper's event thread
  * (watch events, reset after the registration completes) and must not block.
@@ -100,7 +105,12 @@ public final class PersistentWatcher implements AutoCloseable {
      * made through the same session (this client or any of its namespace views) after {@code start()} returns is
      * reported even if the reset listeners have not been called yet.
      *
-     * @throws IllegalStateException if already started or closed
+     * <p>While the client is connected, whether the server has persistent watches is known before this returns
+     * (the client asks the server's version once per connection, on the calling thread).
+     *
+     * @throws IllegalStateException if already started or closed; or, for a recursive watcher, if the connected
+     *         server has no persistent watches (before ZooKeeper 3.6): then the cause is the client's
+     *         {@link UnsupportedServerFeatureException}, nothing is left registered and the watcher is closed
      */
     public void start() {
         long gen;
@@ -114,7 +124,22 @@ public final class PersistentWatcher implements AutoCloseable {
             clientClosed(); // the closing event was delivered before the listener was added
             return;
         }
-        register(gen);
+        CompletableFuture<Void> added = send();
+        if (recursive && added != null && added.isCompletedExceptionally()) {
+            Throwable cause = Failures.unwrap(added.handle((ok, error) -> error).join());
+            if (cause instanceof UnsupportedServerFeatureException unsupported) {
+                // Refused before anything was sent: undo the start, leaving nothing registered.
+                synchronized (this) {
+                    lifecycle.close();
+                    generation++;
+                }
+                client.getEventListenable().removeListener(closingListener);
+                client.getConnectionStateListenable().removeListener(connectionListener);
+                throw new IllegalStateException("PersistentWatcher " + basePath + " cannot watch recursively: "
+                        + unsupported.getMessage(), unsupported);
+            }
+        }
+        whenRegistered(gen, added);
     }
 
     /**
@@ -183,38 +208,49 @@ public final class PersistentWatcher implements AutoCloseable {
     }
 
     private void register(long gen) {
+        whenRegistered(gen, send());
+    }
+
+    /** Sends the registration; null (and the watcher closed, if the client is) if the client refused it. */
+    private CompletableFuture<Void> send() {
         try {
-            client.watchers().add()
-                    .withMode(mode())
-                    .usingWatcher(watcher).forPathAsync(basePath).whenComplete((ok, error) -> {
-                        if (error != null) {
-                            Throwable cause = Failures.unwrap(error);
-                            if (cause instanceof UnsupportedServerFeatureException unsupported) {
-                                unsupported(gen, unsupported);
-                            } else if (Failures.isConnectionProblem(cause)
-                                    || cause instanceof IllegalStateException) {
-                                LOG.debug("PersistentWatcher {}: registration failed, retried on reconnect: {}",
-                                        basePath, cause.toString());
-                            } else {
-                                LOG.error("PersistentWatcher {}: registration failed", basePath, cause);
-                            }
-                            return;
-                        }
-                        WatchRemoval.registered(client, watcher, basePath, mode());
-                        synchronized (this) {
-                            if (lifecycle.state() == Lifecycle.State.CLOSED) {
-                                WatchRemoval.remove(client, watcher, basePath, mode(), "PersistentWatcher", true);
-                                return;
-                            }
-                        }
-                        registered(gen);
-                    });
+            return client.watchers().add().withMode(mode()).usingWatcher(watcher).forPathAsync(basePath);
         } catch (IllegalStateException e) {
             LOG.debug("PersistentWatcher {}: client closed", basePath);
             if (client.getState() == BatonClient.State.CLOSED) {
                 clientClosed();
             }
+            return null;
         }
+    }
+
+    private void whenRegistered(long gen, CompletableFuture<Void> added) {
+        if (added == null) {
+            return;
+        }
+        added.whenComplete((ok, error) -> {
+            if (error != null) {
+                Throwable cause = Failures.unwrap(error);
+                if (cause instanceof UnsupportedServerFeatureException unsupported) {
+                    unsupported(gen, unsupported);
+                } else if (Failures.isConnectionProblem(cause)
+                        || cause instanceof IllegalStateException) {
+                    LOG.debug("PersistentWatcher {}: registration failed, retried on reconnect: {}",
+                            basePath, cause.toString());
+                } else {
+                    LOG.error("PersistentWatcher {}: registration failed", basePath, cause);
+                }
+                return;
+            }
+            WatchRemoval.registered(client, watcher, basePath, mode());
+            synchronized (this) {
+                if (lifecycle.state() == Lifecycle.State.CLOSED) {
+                    WatchRemoval.remove(client, watcher, basePath, mode(), "PersistentWatcher", true);
+                    return;
+                }
+            }
+            registered(gen);
+        });
     }
 
     /** The watch is in place: the reset listeners hear of it, unless a newer registration is under way. */
@@ -229,11 +265,19 @@ public final class PersistentWatcher implements AutoCloseable {
 
     /**
      * The server has no persistent watches (before ZooKeeper 3.6). A watch of one node falls back to one-shot
-     * watches set again after each event ({@link OneShotWatch}); a recursive watch cannot, and logs why once.
+     * watches set again after each event ({@link OneShotWatch}); a recursive watch cannot: it says why once and
+     * closes (nothing was registered), as {@link #start()} would have refused it had the server been known then.
      */
     private void unsupported(long gen, UnsupportedServerFeatureException cause) {
         if (recursive) {
-            LOG.error("PersistentWatcher {}: not watching: {}", basePath, cause.getMessage());
+            synchronized (this) {
+                if (gen != generation || lifecycle.close() != Lifecycle.State.STARTED) {
+                    return;
+                }
+                generation++;
+            }
+            LOG.error("PersistentWatcher {}: cannot watch recursively, closed: {}", basePath, cause.getMessage());
+            stopListening();
             return;
         }
         OneShotWatch fallback;

@@ -14,7 +14,9 @@ import org.slf4j.LoggerFactory;
 /**
  * A local copy of a whole subtree, in the shape of Apache Curator's (deprecated) {@code TreeCache}, so code
  * written against it ports by changing its imports. A thin façade over a {@link BatonCache}: one persistent
- * recursive watch, no thread of its own (Curator's starts a thread per cache and sets two watches per node).
+ * recursive watch on ZooKeeper 3.6 and newer; on 3.5, which has none, one-shot watches as Curator's (a data and a
+ * child watch per node, each set again after it fires; see {@link BatonCache}). No thread of its own (Curator's
+ * starts a thread per cache).
  *
  * <pre>{@code
  * try (TreeCache tree = TreeCache.newBuilder(client, "/app/config").setMaxDepth(2).build()) {

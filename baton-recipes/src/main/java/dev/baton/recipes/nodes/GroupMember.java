@@ -12,7 +12,9 @@ import org.apache.zookeeper.KeeperException;
 /**
  * Membership of a group: this member keeps an ephemeral node {@code membershipPath/thisId} holding its payload
  * (a {@link PersistentNode}, so it comes back after a session loss), and sees the other members through a
- * {@link BatonCache} of {@code membershipPath}. Same layout as Curator's {@code GroupMember}.
+ * {@link BatonCache} of {@code membershipPath}. Same layout as Curator's {@code GroupMember}. Works on every
+ * server line: the cache follows the group with one persistent recursive watch on ZooKeeper 3.6 and newer, and
+ * with one-shot watches (on the group and on each member node, set again after each event) on 3.5.
  *
  * <pre>{@code
  * try (GroupMember member = new GroupMember(client, "/services/api/members", "host-1", address)) {

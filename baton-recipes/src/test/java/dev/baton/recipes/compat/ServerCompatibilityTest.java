@@ -300,6 +300,9 @@ class ServerCompatibilityTest {
 
         curator().create().forPath("/compat/cache/b", "2".getBytes(UTF_8));
         client.setData().forPath("/compat/cache/a", "3".getBytes(UTF_8));
+        // A node created and deleted at once may be reported by neither event (BatonCache's contract); with the
+        // one-shot watches of a 3.5 server it often is not. So b is deleted once it has been seen.
+        await().until(() -> seen.contains("created /compat/cache/b"));
         client.delete().forPath("/compat/cache/b");
         await().until(() -> seen.containsAll(List.of("created /compat/cache/b", "changed /compat/cache/a",
                 "deleted /compat/cache/b")));
@@ -310,7 +313,8 @@ class ServerCompatibilityTest {
 
     /**
      * A watcher of one node works on every line (on 3.5, on one-shot watches); a recursive one needs 3.6, and
-     * on 3.5 the client refuses it at once, naming the versions, without dropping its connection.
+     * on 3.5 the client refuses it at once (and a recursive watcher at {@code start()}), naming the versions,
+     * without dropping its connection.
      */
     @ParameterizedTest(name = "{0}")
     @MethodSource("lines")
@@ -339,6 +343,10 @@ class ServerCompatibilityTest {
             assertThatThrownBy(() -> client.watchers().add().withMode(AddWatchMode.PERSISTENT_RECURSIVE)
                     .forPath("/compat/tree"))
                     .isInstanceOf(UnsupportedServerFeatureException.class)
+                    .hasMessageEndingWith("runs ZooKeeper " + server.serverVersion());
+            PersistentWatcher tree = resources.open(new PersistentWatcher(client, "/compat/tree", true));
+            assertThatThrownBy(tree::start).isInstanceOf(IllegalStateException.class)
+                    .hasCauseInstanceOf(UnsupportedServerFeatureException.class)
                     .hasMessageEndingWith("runs ZooKeeper " + server.serverVersion());
         } else {
             List<String> created = new CopyOnWriteArrayList<>();
