@@ -78,7 +78,7 @@ final class AtomicCountersDemo implements Demo {
         require(views == (long) CLIENTS.length * CHANGES, "page views " + views);
 
         Recorder<String> lockNodes = new Recorder<>();
-        TreeWatch.on(viewer, STOCK_LOCK, e -> {
+        TreeWatch.on(ctx, viewer, STOCK_LOCK, e -> {
             if (e.getType() == EventType.NodeCreated && e.getPath().contains("lock-")) {
                 lockNodes.record(e.getPath());
             }

@@ -6,7 +6,6 @@ import dev.baton.BatonClient;
 import dev.baton.state.ConnectionState;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
-import org.apache.zookeeper.AddWatchMode;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.WatchedEvent;
 import org.apache.zookeeper.Watcher.Event.EventType;
@@ -43,7 +42,6 @@ final class ClientDemo implements Demo {
     @Override
     public void run(DemoContext ctx) throws Exception {
         Recorder<ConnectionState> states = new Recorder<>();
-        Recorder<WatchedEvent> events = new Recorder<>();
 
         BatonClient client = ctx.newClient();
         AtomicLong firstSession = new AtomicLong();
@@ -61,13 +59,9 @@ final class ClientDemo implements Demo {
         ctx.claim(client, ROOT);
         createTree(ctx, client);
 
-        client.watchers().add().withMode(AddWatchMode.PERSISTENT_RECURSIVE).usingWatcher(event -> {
-            if (event.getType() != EventType.None) { // connection news comes through the state listener
-                ctx.log("event", "%s %s", event.getType(), event.getPath());
-                events.record(event);
-            }
-        }).forPath(ROOT);
         ctx.log("watch", "persistent recursive watch on %s: every change below it arrives as an event", ROOT);
+        Recorder<WatchedEvent> events = TreeWatch.on(ctx, client, ROOT,
+                event -> ctx.log("event", "%s %s", event.getType(), event.getPath()));
 
         ctx.pause(STEP);
         change(ctx, events, EventType.NodeDataChanged, DB, "set", () -> {

@@ -15,9 +15,7 @@ import java.util.Locale;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.stream.Collectors;
-import org.apache.zookeeper.AddWatchMode;
 import org.apache.zookeeper.KeeperException;
-import org.apache.zookeeper.WatchedEvent;
 import org.apache.zookeeper.Watcher.Event.EventType;
 
 /**
@@ -74,11 +72,11 @@ final class LeaderLatchDemo implements Demo {
         ctx.claim(viewer, LATCH_PATH);
 
         Recorder<String> created = new Recorder<>();
-        viewer.watchers().add().withMode(AddWatchMode.PERSISTENT_RECURSIVE).usingWatcher((WatchedEvent e) -> {
+        TreeWatch.on(ctx, viewer, LATCH_PATH, e -> {
             if (e.getType() == EventType.NodeCreated && e.getPath().contains(NODE_NAME)) {
                 created.record(e.getPath());
             }
-        }).forPath(LATCH_PATH);
+        });
 
         Recorder<Lead> leads = new Recorder<>();
         List<LeaderLatch> latches = new ArrayList<>();

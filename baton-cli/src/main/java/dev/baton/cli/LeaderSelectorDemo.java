@@ -13,8 +13,6 @@ import java.util.List;
 import java.util.OptionalLong;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.apache.zookeeper.AddWatchMode;
-import org.apache.zookeeper.WatchedEvent;
 import org.apache.zookeeper.Watcher.Event.EventType;
 
 /**
@@ -63,11 +61,11 @@ final class LeaderSelectorDemo implements Demo {
         ctx.claim(viewer, LEADER_PATH);
 
         Recorder<String> created = new Recorder<>();
-        viewer.watchers().add().withMode(AddWatchMode.PERSISTENT_RECURSIVE).usingWatcher((WatchedEvent e) -> {
+        TreeWatch.on(ctx, viewer, LEADER_PATH, e -> {
             if (e.getType() == EventType.NodeCreated && e.getPath().contains(NODE_NAME)) {
                 created.record(e.getPath());
             }
-        }).forPath(LEADER_PATH);
+        });
 
         CountDownLatch allQueued = new CountDownLatch(1);
         Recorder<String> turnsDone = new Recorder<>();

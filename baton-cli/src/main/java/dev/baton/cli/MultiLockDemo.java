@@ -56,7 +56,7 @@ final class MultiLockDemo implements Demo {
         BatonClient carol = ctx.connect();
         BatonClient viewer = ctx.connect();
         ctx.claim(viewer, PATH);
-        Recorder<WatchedEvent> nodes = TreeWatch.on(viewer, PATH, e -> { });
+        Recorder<WatchedEvent> nodes = TreeWatch.on(ctx, viewer, PATH, e -> { });
         Map<String, Integer> balances = new ConcurrentHashMap<>(Map.of("brokerage", 500, "checking", 300,
                 "savings", 200));
         ctx.log("bank", "accounts %s, total %d; a transfer locks both its accounts under %s/<account>",

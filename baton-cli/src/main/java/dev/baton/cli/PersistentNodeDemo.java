@@ -47,7 +47,7 @@ final class PersistentNodeDemo implements Demo {
         BatonClient service = ctx.connect();
         service.getConnectionStateListenable().addListener((c, state) -> ctx.log("state", "the service's client: %s",
                 state));
-        Recorder<WatchedEvent> events = TreeWatch.on(viewer, NODE, e -> ctx.log("event", "%s %s", e.getType(),
+        Recorder<WatchedEvent> events = TreeWatch.on(ctx, viewer, NODE, e -> ctx.log("event", "%s %s", e.getType(),
                 e.getPath()));
 
         PersistentNode node = ctx.closeOnExit(new PersistentNode(service, CreateMode.EPHEMERAL, false, NODE,

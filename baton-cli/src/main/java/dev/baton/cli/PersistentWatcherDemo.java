@@ -3,6 +3,7 @@ package dev.baton.cli;
 import static java.nio.charset.StandardCharsets.UTF_8;
 
 import dev.baton.BatonClient;
+import dev.baton.UnsupportedServerFeatureException;
 import dev.baton.recipes.cache.PersistentWatcher;
 import java.time.Duration;
 import java.util.List;
@@ -74,7 +75,7 @@ final class PersistentWatcherDemo implements Demo {
     }
 
     private static void watcher(DemoContext ctx, BatonClient client, String path, boolean recursive, String name,
-            Recorder<String> seen) {
+            Recorder<String> seen) throws DemoException {
         PersistentWatcher watcher = ctx.closeOnExit(new PersistentWatcher(client, path, recursive));
         watcher.getListenable().addListener(event -> {
             if (event.getType() != EventType.None) {
@@ -87,7 +88,15 @@ final class PersistentWatcherDemo implements Demo {
                     recursive ? " (recursive)" : " (this node only)");
             seen.record(name + " registered");
         });
-        watcher.start();
+        try {
+            watcher.start();
+        } catch (IllegalStateException e) {
+            if (e.getCause() instanceof UnsupportedServerFeatureException refused) {
+                // A recursive watch cannot be made of one-shot watches: this demo needs ZooKeeper 3.6 or newer.
+                throw new DemoException("this demo watches recursively: " + refused.getMessage());
+            }
+            throw e;
+        }
     }
 
     private static void change(DemoContext ctx, Recorder<String> seen, String what, List<String> expected,

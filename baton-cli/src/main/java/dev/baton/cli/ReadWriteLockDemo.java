@@ -48,7 +48,7 @@ final class ReadWriteLockDemo implements Demo {
         InterProcessReadWriteLock dave = lock(ctx, "dave");
         BatonClient viewer = ctx.connect();
         ctx.claim(viewer, PATH);
-        Recorder<WatchedEvent> nodes = TreeWatch.on(viewer, PATH, e -> { });
+        Recorder<WatchedEvent> nodes = TreeWatch.on(ctx, viewer, PATH, e -> { });
         AtomicInteger version = new AtomicInteger(1);
         AtomicInteger readers = new AtomicInteger();
         ctx.log("rwlock", "a catalog guarded by %s: readers share the read lock, a writer holds the write lock "
