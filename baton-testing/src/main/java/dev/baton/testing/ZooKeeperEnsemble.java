@@ -211,6 +211,19 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
     }
 
     /**
+     * The full version of the release that {@link Builder#serverVersion(String)} and {@link #restart(int, String)}
+     * run for a line, e.g. to compare two lines before starting anything.
+     *
+     * @param version a release line such as {@code 3.8}, or its full version such as {@code 3.8.6}
+     * @return the release's version, such as {@code 3.8.6}
+     * @throws IllegalArgumentException if there is no such release on the class path (the message names the lines
+     *     that are)
+     */
+    public static String releaseVersion(String version) {
+        return ServerReleases.find(Objects.requireNonNull(version, "version")).version();
+    }
+
+    /**
      * The release every server runs: the one given to {@link Builder#serverVersion(String)} (else this JVM's)
      * until {@link #restart(int, String)} moves servers to another line, and that line once every server is on
      * it. While servers run different releases (in the middle of a rolling upgrade) there is no one answer, so
