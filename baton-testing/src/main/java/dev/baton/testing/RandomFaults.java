@@ -484,7 +484,8 @@ public final class RandomFaults {
             order.add(leader);
         }
         injected(id, kind, (upgraded ? "rolling downgrade " : "rolling upgrade ")
-                + ensemble.serverVersions().values().stream().distinct().sorted().toList() + " -> " + target
+                + String.join("/", ensemble.serverVersions().values().stream().distinct().sorted().toList()) + " -> "
+                + target
                 + ": servers " + order + " in turn, the leader (" + leader + ") last");
         for (int server : order) {
             String was = ensemble.serverVersion(server);
