@@ -39,7 +39,8 @@ import java.util.function.Predicate;
  * JVM, with the faults that can reach it), {@code clients} client JVMs
  * ({@link ChaosClient}, each running every chosen recipe behind its own proxies), random faults from
  * {@link RandomFaults} (server kills and leader kills, client and server partitions, server and client SIGSTOP,
- * session expiry, quorum loss), then the history checkers per recipe.
+ * session expiry, quorum loss, rolling upgrades to another ZooKeeper line), then the history checkers per recipe,
+ * and whether any client lost its session (which fails the run when no fault of it ends sessions by design).
  *
  * <h2>Time</h2>
  * Each client stamps its events with its own {@link System#nanoTime()} as they happen; this process measures
@@ -555,7 +556,7 @@ final class ChaosRun {
         Sessions sessions = report.sessions();
         out.printf(Locale.ROOT, "%-20s %-4s %-70s %s%n", "sessions", !sessions.counted() ? "-"
                 : sessions.losses().isEmpty() ? "PASS" : "FAIL", "no-session-lost" + (sessions.counted() ? ""
-                        : " (not counted: the run's faults end sessions by design)"),
+                        : " (not counted: faults end sessions)"),
                 sessions.losses().size() + " lost, " + sessions.clients() + " clients");
         int total = report.faults().values().stream().mapToInt(Integer::intValue).sum();
         StringBuilder kinds = new StringBuilder();
