@@ -31,7 +31,8 @@ import org.slf4j.LoggerFactory;
 /**
  * A real ZooKeeper quorum of 3 or 5 (any count from 1 to 9) servers on 127.0.0.1, each a separate JVM running
  * ZooKeeper's own {@code QuorumPeerMain} with a generated configuration, the way ZooKeeper runs in production.
- * Servers can be killed hard (SIGKILL), stopped, restarted with their data on the same ports, paused (SIGSTOP)
+ * Servers can be killed hard (SIGKILL), stopped, restarted with their data on the same ports (also on another
+ * ZooKeeper release line, one at a time, for a rolling upgrade: {@link #restart(int, String)}), paused (SIGSTOP)
  * and, with proxies enabled, cut from their clients or from their peers.
  *
  * <pre>{@code
