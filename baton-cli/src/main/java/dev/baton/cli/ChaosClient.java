@@ -84,7 +84,16 @@ public final class ChaosClient {
                 .build();
         client.getConnectionStateListenable().addListener((c, state) -> {
             if (state.isConnected()) {
-                recorder.connected(state.name());
+                // The session goes with it, so that a new session without a LOST told shows in the history.
+                long sessionId = 0;
+                try {
+                    ZooKeeper zk = c.getZooKeeper();
+                    sessionId = zk == null ? 0 : zk.getSessionId();
+                } catch (IllegalStateException closing) {
+                    // closed meanwhile: the state without its session
+                }
+                recorder.connected(state.name() + (sessionId == 0 ? "" : " session 0x"
+                        + Long.toHexString(sessionId)));
             } else {
                 recorder.disconnected(state.name());
             }

@@ -1,12 +1,14 @@
 package dev.baton.cli;
 
 import dev.baton.testing.RandomFaults.FaultKind;
+import dev.baton.testing.ZooKeeperEnsemble;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ThreadLocalRandom;
@@ -22,7 +24,9 @@ import picocli.CommandLine.Spec;
 /**
  * {@code baton chaos --recipe NAME[,NAME] --duration 10m [--clients N] [--seed S] [--embedded]}: the random-fault
  * run of {@link ChaosRun} against three separate-process ZooKeeper servers on loopback ports, or with
- * {@code --embedded} against one server in this process (with the faults that can reach it). Prints each fault as it is
+ * {@code --embedded} against one server in this process (with the faults that can reach it). With
+ * {@code --server-version LINE} the servers run that release line; with {@code --upgrade-to LINE} the
+ * {@code rolling-upgrade} fault moves them to another one by one, and back. Prints each fault as it is
  * injected and healed, then each recipe's verdict with what was checked, the faults by kind, and every violation
  * with its history excerpt. Exit codes: 0 when every checker passed, 1 when one found a violation or the run
  * failed, 2 for a bad option. The seed replays the fault schedule.
@@ -65,8 +69,19 @@ final class ChaosCommand implements Callable<Integer> {
 
     @Option(names = "--faults", paramLabel = "KIND[,KIND]", defaultValue = "all",
             description = {"Fault kinds to draw from (default: ${DEFAULT-VALUE}): kill, kill-leader, partition,",
-                    "isolate, partition-peers, expire, pause-server, pause-client, quorum."})
+                    "isolate, partition-peers, expire, pause-server, pause-client, quorum, rolling-upgrade",
+                    "(all has rolling-upgrade only with --upgrade-to)."})
     private String faults;
+
+    @Option(names = "--server-version", paramLabel = "LINE",
+            description = {"ZooKeeper release line of the three servers: 3.5, 3.6, 3.7, 3.8 or 3.9 (default:",
+                    "this build's ZooKeeper)."})
+    private String serverVersion;
+
+    @Option(names = "--upgrade-to", paramLabel = "LINE",
+            description = {"Release line the rolling-upgrade fault moves every server to, one at a time, the",
+                    "leader last; drawn again, it rolls back to the first line."})
+    private String upgradeTo;
 
     @Option(names = "--embedded",
             description = {"Run one ZooKeeper server in this process instead of three separate-process servers.",
@@ -99,7 +114,11 @@ final class ChaosCommand implements Callable<Integer> {
             ChaosRun.print(report, parent.out());
             parent.out().println("replay: baton chaos --recipe " + String.join(",", settings.recipes().stream()
                     .map(ChaosRecipe::id).toList()) + " --duration " + duration + " --clients " + clients
-                    + " --seed " + settings.seed() + (embedded ? " --embedded" : ""));
+                    + " --seed " + settings.seed() + " --session-timeout " + sessionTimeout + " --faults "
+                    + String.join(",", settings.mix().stream().map(ChaosCommand::id).toList())
+                    + settings.serverVersion().map(v -> " --server-version " + v).orElse("")
+                    + settings.upgradeTo().map(v -> " --upgrade-to " + v).orElse("")
+                    + (embedded ? " --embedded" : ""));
             return report.passed() ? CommandLine.ExitCode.OK : CommandLine.ExitCode.SOFTWARE;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -121,11 +140,26 @@ final class ChaosCommand implements Callable<Integer> {
         if (session.toMillis() < 2_000 || session.toMillis() > 60_000) {
             throw new IllegalArgumentException("--session-timeout must be between 2s and 60s, was " + sessionTimeout);
         }
+        if (embedded && (serverVersion != null || upgradeTo != null)) {
+            throw new IllegalArgumentException((serverVersion != null ? "--server-version" : "--upgrade-to")
+                    + " needs separate-process servers; leave out --embedded");
+        }
+        String from = serverVersion != null ? release(serverVersion, "--server-version")
+                : org.apache.zookeeper.Version.getFullVersion().split("[- ,]", 2)[0];
+        if (upgradeTo != null) {
+            String to = release(upgradeTo, "--upgrade-to");
+            if (to.equals(from)) {
+                throw new IllegalArgumentException("--upgrade-to " + upgradeTo + " is the release the servers start "
+                        + "on (" + from + (serverVersion == null ? ", this build's ZooKeeper" : "")
+                        + "); start them on another line with --server-version");
+            }
+        }
         Set<FaultKind> mix = new LinkedHashSet<>();
         for (String word : faults.split(",")) {
             if (word.strip().equalsIgnoreCase("all")) {
                 for (FaultKind kind : FaultKind.values()) {
-                    if (!embedded || !kind.needsEnsemble()) {
+                    if ((!embedded || !kind.needsEnsemble())
+                            && (kind != FaultKind.ROLLING_UPGRADE || upgradeTo != null)) {
                         mix.add(kind);
                     }
                 }
@@ -141,8 +175,29 @@ final class ChaosCommand implements Callable<Integer> {
         if (mix.isEmpty()) {
             throw new IllegalArgumentException("--faults names no fault kind: '" + faults + "'");
         }
+        if (mix.contains(FaultKind.ROLLING_UPGRADE) && upgradeTo == null) {
+            throw new IllegalArgumentException("--faults rolling-upgrade needs --upgrade-to LINE (and --server-version"
+                    + " LINE for the line to start from)");
+        }
+        if (upgradeTo != null && !mix.contains(FaultKind.ROLLING_UPGRADE)) {
+            throw new IllegalArgumentException("--upgrade-to " + upgradeTo + " needs rolling-upgrade among --faults");
+        }
         long s = seed != null ? seed : ThreadLocalRandom.current().nextLong();
-        return new ChaosRun.Settings(chosen, length, clients, s, session, new ArrayList<>(mix), embedded);
+        return new ChaosRun.Settings(chosen, length, clients, s, session, new ArrayList<>(mix), embedded,
+                Optional.ofNullable(serverVersion), Optional.ofNullable(upgradeTo));
+    }
+
+    /** The release a line names, as the servers would run it; the option named in the message if unknown. */
+    private static String release(String line, String option) {
+        try {
+            return ZooKeeperEnsemble.releaseVersion(line.strip());
+        } catch (IllegalArgumentException | IllegalStateException e) {
+            throw new IllegalArgumentException(option + " " + line + ": " + e.getMessage());
+        }
+    }
+
+    private static String id(FaultKind kind) {
+        return kind.name().toLowerCase(Locale.ROOT).replace('_', '-');
     }
 
     /** Parses {@code 500ms}, {@code 30s}, {@code 10m}, {@code 1h} or ISO-8601 ({@code PT30S}). */

@@ -39,7 +39,8 @@ import java.util.function.Predicate;
  * JVM, with the faults that can reach it), {@code clients} client JVMs
  * ({@link ChaosClient}, each running every chosen recipe behind its own proxies), random faults from
  * {@link RandomFaults} (server kills and leader kills, client and server partitions, server and client SIGSTOP,
- * session expiry, quorum loss), then the history checkers per recipe.
+ * session expiry, quorum loss, rolling upgrades to another ZooKeeper line), then the history checkers per recipe,
+ * and whether any client lost its session (which fails the run when no fault of it ends sessions by design).
  *
  * <h2>Time</h2>
  * Each client stamps its events with its own {@link System#nanoTime()} as they happen; this process measures
@@ -68,9 +69,35 @@ final class ChaosRun {
      * @param mix the fault kinds drawn from
      * @param embedded true for one server in this JVM instead of three separate-process servers (then
      *     {@code mix} holds no kind that {@linkplain FaultKind#needsEnsemble() needs an ensemble})
+     * @param serverVersion the release line the servers start on ({@code 3.8}); empty for this build's ZooKeeper
+     * @param upgradeTo the line {@link FaultKind#ROLLING_UPGRADE} moves them to; present exactly when {@code mix}
+     *     holds that kind
      */
     record Settings(List<ChaosRecipe> recipes, Duration duration, int clients, long seed, Duration sessionTimeout,
-            List<FaultKind> mix, boolean embedded) {
+            List<FaultKind> mix, boolean embedded, Optional<String> serverVersion, Optional<String> upgradeTo) {
+
+        Settings {
+            recipes = List.copyOf(recipes);
+            mix = List.copyOf(mix);
+            if (embedded && (serverVersion.isPresent() || upgradeTo.isPresent())) {
+                throw new IllegalArgumentException("server versions need separate-process servers, not embedded");
+            }
+            if (upgradeTo.isPresent() != mix.contains(FaultKind.ROLLING_UPGRADE)) {
+                throw new IllegalArgumentException("an upgrade target goes with the rolling-upgrade fault kind: "
+                        + upgradeTo + ", " + mix);
+            }
+        }
+
+        /** Servers of this build's ZooKeeper, no upgrade. */
+        Settings(List<ChaosRecipe> recipes, Duration duration, int clients, long seed, Duration sessionTimeout,
+                List<FaultKind> mix, boolean embedded) {
+            this(recipes, duration, clients, seed, sessionTimeout, mix, embedded, Optional.empty(), Optional.empty());
+        }
+
+        /** Whether a lost session fails the run: when no kind in the mix ends sessions by design. */
+        boolean sessionsMustSurvive() {
+            return mix.stream().noneMatch(FaultKind::endsSessions);
+        }
     }
 
     /**
@@ -83,17 +110,32 @@ final class ChaosRun {
      * @param historyFile where the history was written, if it was
      */
     record Report(Map<ChaosRecipe, Verdict> verdicts, Map<FaultKind, Integer> faults, Map<ChaosRecipe, String> counts,
-            int events, Optional<Path> historyFile) {
+            int events, Optional<Path> historyFile, Sessions sessions, Map<Integer, String> serverVersions) {
 
-        /** Returns every violation, of every recipe. */
+        /** Returns every violation: of every recipe, and a lost session when sessions must survive. */
         List<Violation> violations() {
-            return verdicts.values().stream().flatMap(v -> v.violations().stream()).toList();
+            List<Violation> all = new ArrayList<>(verdicts.values().stream().flatMap(v -> v.violations().stream())
+                    .toList());
+            if (sessions.counted()) {
+                all.addAll(sessions.losses());
+            }
+            return all;
         }
 
-        /** Returns true when every checker passed. */
+        /** Returns true when every checker passed (the session check included when it counts). */
         boolean passed() {
             return violations().isEmpty();
         }
+    }
+
+    /**
+     * The clients' sessions: whether any was lost ({@link Checkers#noSessionLost()}).
+     *
+     * @param clients how many client processes ran
+     * @param losses one violation per session lost
+     * @param counted whether a loss fails the run: no fault kind of the run ends sessions by design
+     */
+    record Sessions(int clients, List<Violation> losses, boolean counted) {
     }
 
     /**
@@ -129,11 +171,14 @@ final class ChaosRun {
 
     Report run(Path historyFile) throws InterruptedException {
         say("chaos: " + ids(settings.recipes()) + ", " + settings.clients() + " client processes, "
-                + (settings.embedded() ? "1 embedded server" : "3 servers") + ", session "
+                + (settings.embedded() ? "1 embedded server" : "3 servers")
+                + settings.serverVersion().map(v -> " of ZooKeeper " + v).orElse("")
+                + settings.upgradeTo().map(v -> " (rolling upgrades to " + v + ")").orElse("") + ", session "
                 + settings.sessionTimeout().toMillis() + " ms, faults for " + human(settings.duration()) + ", seed "
                 + settings.seed());
         List<Client> clients = new ArrayList<>();
         Map<FaultKind, Integer> faultCounts;
+        Map<Integer, String> serverVersions;
         ScheduledExecutorService ticker = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "baton-chaos-progress");
             t.setDaemon(true);
@@ -206,6 +251,7 @@ final class ChaosRun {
                 for (Client c : clients) {
                     c.driver.call(Duration.ofSeconds(120), "stop");
                 }
+                serverVersions = servers.reportedVersions();
             } finally {
                 ticker.shutdownNow();
                 perClient.shutdownNow();
@@ -221,6 +267,15 @@ final class ChaosRun {
                     }
                 }
                 clients.forEach(c -> c.driver.close());
+                if (historyFile != null) {
+                    // And the servers' logs (elections, upgrades), in a directory next to the history.
+                    try {
+                        servers.copyLogsTo(historyFile.toAbsolutePath().resolveSibling(historyFile.getFileName()
+                                + ".servers"));
+                    } catch (java.io.UncheckedIOException e) {
+                        say("cannot keep the servers' logs: " + e.getMessage());
+                    }
+                }
             }
         }
         List<Event> events = history.timeOrdered();
@@ -246,7 +301,9 @@ final class ChaosRun {
             verdicts.put(recipe, new Verdict(checkers.stream().map(HistoryChecker::name).toList(), violations));
             counts.put(recipe, count(recipe, mine));
         }
-        return new Report(verdicts, faultCounts, counts, events.size(), written);
+        Sessions sessions = new Sessions(settings.clients(), Checkers.check(events, Checkers.noSessionLost()),
+                settings.sessionsMustSurvive());
+        return new Report(verdicts, faultCounts, counts, events.size(), written, sessions, serverVersions);
     }
 
     /** Where a run's servers live: three separate processes, or one server in this JVM. */
@@ -257,6 +314,13 @@ final class ChaosRun {
         ClientLink newClientLink();
 
         RandomFaults faults(List<Client> clients);
+
+        /** Each server's version as it reports it ({@code srvr}), or {@code "?"} when it does not answer. */
+        Map<Integer, String> reportedVersions();
+
+        /** Copies the servers' logs into {@code directory}, if they have logs of their own. */
+        default void copyLogsTo(Path directory) {
+        }
 
         /** Stops the servers and closes the links. */
         @Override
@@ -285,17 +349,30 @@ final class ChaosRun {
                 }
 
                 @Override
+                public Map<Integer, String> reportedVersions() {
+                    return Map.of(1, org.apache.zookeeper.Version.getFullVersion().split("[- ,]", 2)[0]);
+                }
+
+                @Override
                 public void close() {
                     server.close();
                 }
             };
         }
-        ZooKeeperEnsemble ensemble = ZooKeeperEnsemble.builder().servers(3).proxies(true).build().start();
+        // Peer proxies only for the faults that cut peers: through them an election after the leader stops takes
+        // up to 10 s (measured: 0.3 to 10.7 s, against under 0.7 s without), longer than a 4 s session, and
+        // the runs that count lost sessions (a rolling upgrade) would count the kit's own slowness.
+        boolean peerFaults = settings.mix().contains(FaultKind.ISOLATE)
+                || settings.mix().contains(FaultKind.PARTITION_PEERS);
+        ZooKeeperEnsemble.Builder builder = ZooKeeperEnsemble.builder().servers(3).clientProxies(true)
+                .peerProxies(peerFaults).reconfigEnabled(false);
+        settings.serverVersion().ifPresent(builder::serverVersion);
+        ZooKeeperEnsemble ensemble = builder.build().start();
         return new Servers() {
             @Override
             public String describe() throws InterruptedException {
                 return "ensemble up: " + ensemble.connectString() + ", leader server "
-                        + ensemble.awaitLeader(Duration.ofSeconds(60));
+                        + ensemble.awaitLeader(Duration.ofSeconds(60)) + ", ZooKeeper " + ensemble.serverVersion();
             }
 
             @Override
@@ -305,8 +382,24 @@ final class ChaosRun {
 
             @Override
             public RandomFaults faults(List<Client> clients) {
-                return new RandomFaults(ensemble, clients, history, settings.seed(), settings.mix(),
+                RandomFaults faults = new RandomFaults(ensemble, clients, history, settings.seed(), settings.mix(),
                         settings.sessionTimeout());
+                settings.upgradeTo().ifPresent(faults::upgradeTo);
+                return faults;
+            }
+
+            @Override
+            public Map<Integer, String> reportedVersions() {
+                Map<Integer, String> out = new LinkedHashMap<>();
+                for (int id : ensemble.serverIds()) {
+                    out.put(id, ensemble.reportedVersion(id).orElse("?"));
+                }
+                return out;
+            }
+
+            @Override
+            public void copyLogsTo(Path directory) {
+                ensemble.copyLogsTo(directory);
             }
 
             @Override
@@ -460,11 +553,21 @@ final class ChaosRun {
         report.verdicts().forEach((recipe, verdict) -> out.printf(Locale.ROOT, "%-20s %-4s %-70s %s%n",
                 recipe.id(), verdict.violations().isEmpty() ? "PASS" : "FAIL", String.join(", ",
                         verdict.checkers()), report.counts().get(recipe)));
+        Sessions sessions = report.sessions();
+        out.printf(Locale.ROOT, "%-20s %-4s %-70s %s%n", "sessions", !sessions.counted() ? "-"
+                : sessions.losses().isEmpty() ? "PASS" : "FAIL", "no-session-lost" + (sessions.counted() ? ""
+                        : " (not counted: faults end sessions)"),
+                sessions.losses().size() + " lost, " + sessions.clients() + " clients");
         int total = report.faults().values().stream().mapToInt(Integer::intValue).sum();
         StringBuilder kinds = new StringBuilder();
         report.faults().forEach((k, v) -> kinds.append(kinds.length() == 0 ? "" : ", ")
                 .append(k.name().toLowerCase(Locale.ROOT).replace('_', '-')).append(' ').append(v));
         out.println("faults: " + total + " (" + kinds + ")");
+        StringBuilder versions = new StringBuilder();
+        report.serverVersions().forEach((id, v) -> versions.append(versions.length() == 0 ? "" : ", ")
+                .append(id).append('=').append(v));
+        out.println("servers (srvr): " + versions);
+
         out.println("events checked: " + report.events());
         report.historyFile().ifPresent(f -> out.println("history: " + f.toAbsolutePath()));
         List<Violation> violations = report.violations();

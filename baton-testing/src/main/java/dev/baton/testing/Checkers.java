@@ -330,6 +330,20 @@ public final class Checkers {
     }
 
     /**
+     * No client loses its session: no client records {@code DISCONNECTED} with a detail starting {@code LOST}
+     * (what a connection-state listener records when told its session is gone, expired by the servers or given up
+     * by the client), and no client's {@code CONNECTED} names another session ({@code "session 0x<id>"} in its
+     * detail) than its previous one without such a loss between. A fault injector's own marks (a
+     * {@code DISCONNECTED} that names a fault) are not losses. One violation per loss. For runs whose faults should
+     * only disconnect clients (server restarts, a rolling upgrade), not end their sessions.
+     *
+     * @return the checker, named {@code "no-session-lost"}
+     */
+    public static HistoryChecker noSessionLost() {
+        return new SessionLossChecker();
+    }
+
+    /**
      * Runs {@code checkers} over a snapshot of {@code history} and fails if any property is violated.
      *
      * @param history the history to check

@@ -53,6 +53,16 @@ final class FourLetterWords {
         return Optional.empty();
     }
 
+    /** The server's version from a {@code srvr} answer ({@code 3.9.5} of {@code 3.9.5-<hash>, built on ...}). */
+    static Optional<String> version(String srvr) {
+        for (String line : srvr.split("\n")) {
+            if (line.startsWith("Zookeeper version: ")) {
+                return Optional.of(line.substring("Zookeeper version: ".length()).split("[- ,]", 2)[0].trim());
+            }
+        }
+        return Optional.empty();
+    }
+
     /** The epoch (high 32 bits of the last zxid) from a {@code srvr} answer; -1 if absent. */
     static long epoch(String srvr) {
         for (String line : srvr.split("\n")) {

@@ -61,7 +61,14 @@ public final class RandomFaults {
         /** SIGSTOP a random client process (a long GC pause), sometimes past its session, SIGCONT later. */
         PAUSE_CLIENT,
         /** Kill a majority of servers, then restart them. */
-        QUORUM;
+        QUORUM,
+        /**
+         * Move every server to the other release line of {@link RandomFaults#upgradeTo(String)}, one at a time as
+         * an operator would: stop it, start it on the new line with its data, wait until it serves and the quorum
+         * is whole, let the clients settle for a session timeout, then the next; the leader last. The first such fault upgrades, the next rolls back to the
+         * ensemble's first line, and so on.
+         */
+        ROLLING_UPGRADE;
 
         /**
          * Whether the kind needs servers with peers, each in a process of its own ({@link #ISOLATE},
@@ -72,7 +79,19 @@ public final class RandomFaults {
          * @return true if only a {@link ZooKeeperEnsemble} can take this kind of fault
          */
         public boolean needsEnsemble() {
-            return this == ISOLATE || this == PARTITION_PEERS || this == PAUSE_SERVER;
+            return this == ISOLATE || this == PARTITION_PEERS || this == PAUSE_SERVER || this == ROLLING_UPGRADE;
+        }
+
+        /**
+         * Whether the kind ends client sessions on purpose, or is drawn to last past a session at times:
+         * {@link #EXPIRE}, {@link #PARTITION}, {@link #PAUSE_CLIENT} and {@link #QUORUM}. A run with none of these
+         * should lose no session ({@link Checkers#noSessionLost()}): the other kinds only move clients to another
+         * server.
+         *
+         * @return true if sessions may end by design
+         */
+        public boolean endsSessions() {
+            return this == EXPIRE || this == PARTITION || this == PAUSE_CLIENT || this == QUORUM;
         }
 
         /**
@@ -162,6 +181,9 @@ public final class RandomFaults {
     private final Map<FaultKind, Integer> counts = Collections.synchronizedMap(new EnumMap<>(FaultKind.class));
     private volatile Consumer<String> announcer = line -> { };
     private int faults;
+    /** The ensemble's first release and the upgrade's target, for {@link FaultKind#ROLLING_UPGRADE}; or null. */
+    private String upgradeFrom;
+    private String upgradeTo;
 
     /**
      * Creates an injector; nothing happens until {@link #run}.
@@ -221,6 +243,33 @@ public final class RandomFaults {
     }
 
     /**
+     * Sets the release line {@link FaultKind#ROLLING_UPGRADE} moves the ensemble to from the one it runs now (its
+     * every server must run the same); needed when the mix holds that kind. Call before {@link #run}.
+     *
+     * @param version a release line such as {@code 3.9}, or its full version such as {@code 3.9.5}, whose module
+     *     is on the class path (see {@link ZooKeeperEnsemble#restart(int, String)})
+     * @return this injector
+     * @throws IllegalArgumentException if there is no such release on the class path, or the ensemble already runs
+     *     it
+     * @throws IllegalStateException if the servers are one embedded server, or run different releases now
+     */
+    public RandomFaults upgradeTo(String version) {
+        Objects.requireNonNull(version, "version");
+        if (ensemble == null) {
+            throw new IllegalStateException("a rolling upgrade needs an ensemble of separate-process servers, not "
+                    + "one embedded server");
+        }
+        String to = ZooKeeperEnsemble.releaseVersion(version);
+        String from = ensemble.serverVersion();
+        if (to.equals(from)) {
+            throw new IllegalArgumentException("upgradeTo " + version + ": the ensemble already runs " + from);
+        }
+        upgradeFrom = from;
+        upgradeTo = to;
+        return this;
+    }
+
+    /**
      * Sets where a line per injection and heal goes as it happens (besides the log), e.g. a console.
      *
      * @param announcer called on the injecting thread
@@ -257,6 +306,9 @@ public final class RandomFaults {
      * @throws InterruptedException if interrupted (faults are then healed before it returns)
      */
     public void run(Duration duration) throws InterruptedException {
+        if (mix.contains(FaultKind.ROLLING_UPGRADE) && upgradeTo == null) {
+            throw new IllegalStateException("the mix holds ROLLING_UPGRADE but no upgradeTo(version) was set");
+        }
         long end = System.nanoTime() + duration.toNanos();
         try {
             while (System.nanoTime() < end) {
@@ -408,8 +460,48 @@ public final class RandomFaults {
                 int leader = ensemble.regainQuorum();
                 healed(id, "regained quorum, leader " + leader);
             }
+            case ROLLING_UPGRADE -> rollingUpgrade(id, kind);
             default -> throw new IllegalStateException("unexpected fault kind " + kind);
         }
+    }
+
+    /**
+     * Moves every server to the other line, the followers first and the leader last, each serving with a whole
+     * quorum before the next is stopped. A server already on the target (after an interrupted roll) is skipped.
+     * After each server, one session timeout for the clients it dropped to settle on another server, as an
+     * operator lets a cluster settle: without it, a client that hopped to the next server to go could be dropped
+     * again and again: 5 minutes of back-to-back rolls (62) with 5 clients on 4 s sessions lost 2 sessions without
+     * the pause, and 5 minutes with it (17 rolls) none.
+     */
+    private void rollingUpgrade(String id, FaultKind kind) throws InterruptedException {
+        Duration wait = Duration.ofSeconds(90);
+        int leader = ensemble.awaitAllServing(wait);
+        boolean upgraded = ensemble.serverVersions().values().stream().allMatch(upgradeTo::equals);
+        String target = upgraded ? upgradeFrom : upgradeTo;
+        List<Integer> order = new ArrayList<>();
+        for (int server : ensemble.serverIds()) {
+            if (server != leader && !ensemble.serverVersion(server).equals(target)) {
+                order.add(server);
+            }
+        }
+        if (!ensemble.serverVersion(leader).equals(target)) {
+            order.add(leader);
+        }
+        injected(id, kind, (upgraded ? "rolling downgrade " : "rolling upgrade ")
+                + String.join("/", ensemble.serverVersions().values().stream().distinct().sorted().toList()) + " -> "
+                + target
+                + ": servers " + order + " in turn, the leader (" + leader + ") last");
+        for (int server : order) {
+            String was = ensemble.serverVersion(server);
+            ensemble.restart(server, target);
+            int now = ensemble.awaitAllServing(wait);
+            String step = "server " + server + " " + was + " -> " + ensemble.reportedVersion(server).orElse("?")
+                    + " (per srvr), quorum whole, leader " + now;
+            history.note("fault " + id + ": " + step);
+            announcer.accept("fault " + id + " step: " + step);
+            Thread.sleep(sessionTimeout.toMillis()); // the operator's pace, not a wait for a condition
+        }
+        healed(id, "every server on " + target);
     }
 
     /** Undoes whatever an interrupted fault left: servers stopped or paused, links cut, clients paused. */

@@ -61,7 +61,7 @@ final class ServerReleases {
             if (in == null) {
                 throw new IllegalArgumentException("no ZooKeeper " + line + " server on the class path: add the "
                         + "test dependency dev.baton:baton-zookeeper-server-" + line + " (lines with a module: "
-                        + String.join(", ", LINES) + ")");
+                        + String.join(", ", LINES) + "; on this class path: " + onClassPath() + ")");
             }
             jars = new String(in.readAllBytes(), StandardCharsets.UTF_8).strip();
         } catch (IOException e) {
@@ -83,6 +83,13 @@ final class ServerReleases {
             }
         }
         return new Release(found, jars + File.pathSeparator + kitLocation());
+    }
+
+    /** The lines whose module is on the class path, e.g. {@code "3.8, 3.9"}, or {@code "none"}. */
+    static String onClassPath() {
+        List<String> found = LINES.stream().filter(l -> ServerReleases.class.getClassLoader()
+                .getResource("META-INF/baton/zookeeper-server-" + l + ".classpath") != null).toList();
+        return found.isEmpty() ? "none" : String.join(", ", found);
     }
 
     /** Where this kit's classes are (the server JVM's entry point, {@link OrphanGuard}, is one of them). */

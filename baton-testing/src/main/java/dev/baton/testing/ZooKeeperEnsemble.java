@@ -31,7 +31,8 @@ import org.slf4j.LoggerFactory;
 /**
  * A real ZooKeeper quorum of 3 or 5 (any count from 1 to 9) servers on 127.0.0.1, each a separate JVM running
  * ZooKeeper's own {@code QuorumPeerMain} with a generated configuration, the way ZooKeeper runs in production.
- * Servers can be killed hard (SIGKILL), stopped, restarted with their data on the same ports, paused (SIGSTOP)
+ * Servers can be killed hard (SIGKILL), stopped, restarted with their data on the same ports (also on another
+ * ZooKeeper release line, one at a time, for a rolling upgrade: {@link #restart(int, String)}), paused (SIGSTOP)
  * and, with proxies enabled, cut from their clients or from their peers.
  *
  * <pre>{@code
@@ -211,12 +212,73 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
     }
 
     /**
-     * The release the servers run: the one given to {@link Builder#serverVersion(String)}, else this JVM's.
+     * The full version of the release that {@link Builder#serverVersion(String)} and {@link #restart(int, String)}
+     * run for a line, e.g. to compare two lines before starting anything.
+     *
+     * @param version a release line such as {@code 3.8}, or its full version such as {@code 3.8.6}
+     * @return the release's version, such as {@code 3.8.6}
+     * @throws IllegalArgumentException if there is no such release on the class path (the message names the lines
+     *     that are)
+     */
+    public static String releaseVersion(String version) {
+        return ServerReleases.find(Objects.requireNonNull(version, "version")).version();
+    }
+
+    /**
+     * The release every server runs: the one given to {@link Builder#serverVersion(String)} (else this JVM's)
+     * until {@link #restart(int, String)} moves servers to another line, and that line once every server is on
+     * it. While servers run different releases (in the middle of a rolling upgrade) there is no one answer, so
+     * this fails; {@link #serverVersions()} tells each.
      *
      * @return a version such as {@code 3.8.6}
+     * @throws IllegalStateException if the servers are set to run different releases
      */
     public String serverVersion() {
-        return settings.serverVersion;
+        Set<String> versions = new TreeSet<>(serverVersions().values());
+        if (versions.size() != 1) {
+            throw new IllegalStateException("the servers of ensemble " + name + " run different releases "
+                    + serverVersions() + "; ask serverVersion(id) or serverVersions()");
+        }
+        return versions.iterator().next();
+    }
+
+    /**
+     * The release server {@code id} runs, or will run when it starts again: the ensemble's, or the one of its last
+     * {@link #restart(int, String)}.
+     *
+     * @param id a server id
+     * @return a version such as {@code 3.9.5}
+     * @throws IllegalArgumentException if there is no such server
+     */
+    public String serverVersion(int id) {
+        return server(id).version;
+    }
+
+    /**
+     * The release of each server; see {@link #serverVersion(int)}.
+     *
+     * @return versions by server id, in id order
+     */
+    public synchronized Map<Integer, String> serverVersions() {
+        Map<Integer, String> out = new TreeMap<>();
+        servers.values().forEach(s -> out.put(s.id, s.version));
+        return Collections.unmodifiableMap(out);
+    }
+
+    /**
+     * The version server {@code id} itself reports in its {@code srvr} answer, e.g. to check that a restart on
+     * another line took.
+     *
+     * @param id a server id
+     * @return the version, such as {@code 3.9.5}; empty if the server is down, paused or does not answer
+     * @throws IllegalArgumentException if there is no such server
+     */
+    public Optional<String> reportedVersion(int id) {
+        Server s = server(id);
+        if (!s.isRunning() || s.paused) {
+            return Optional.empty();
+        }
+        return FourLetterWords.send(s.clientPort, "srvr", FOUR_LETTER_TIMEOUT_MS).flatMap(FourLetterWords::version);
     }
 
     /**
@@ -542,6 +604,75 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
     public synchronized void restart(int id) {
         stop(id);
         start(id);
+    }
+
+    /**
+     * Stops server {@code id} gracefully if it runs, then starts it on another ZooKeeper release line with its
+     * data (snapshots and transaction logs) and on its ports, as an operator upgrades (or downgrades) one server of
+     * a rolling upgrade; waits as {@link #start(int)} does and, once the server serves, checks that it reports the
+     * new version. The release stays the server's for later starts. Restarting on the release the server already
+     * runs is a plain {@link #restart(int)}.
+     *
+     * @param id a server id
+     * @param version a release line such as {@code 3.9}, or that line's full version such as {@code 3.9.5}; its
+     *     module ({@code dev.baton:baton-zookeeper-server-<line>}) must be on the class path, as for
+     *     {@link Builder#serverVersion(String)}
+     * @throws IllegalArgumentException if there is no such server, or no such release on the class path (the
+     *     message names the lines that are)
+     * @throws IllegalStateException if the ensemble is not running, its servers are secured (security needs this
+     *     JVM's ZooKeeper), or the server does not come up on the new release within the start timeout
+     */
+    public synchronized void restart(int id, String version) {
+        Objects.requireNonNull(version, "version");
+        Server s = server(id);
+        ServerReleases.Release release = ServerReleases.find(version);
+        requireRunning();
+        if (settings.security != ServerSecurity.NONE) {
+            throw new IllegalStateException("ensemble " + name + " is secured, which needs the servers of this "
+                    + "JVM's ZooKeeper; it cannot move server " + id + " to " + release.version());
+        }
+        String before = s.version;
+        stop(id);
+        s.version = release.version();
+        s.classpath = release.classpath();
+        start(id);
+        if (s.isRunning() && isServing(id)) {
+            Optional<String> reported = reportedVersion(id);
+            if (reported.isPresent() && !reported.get().equals(release.version())) {
+                throw new IllegalStateException("server " + id + " of ensemble " + name + " was started on "
+                        + release.version() + " but reports " + reported.get());
+            }
+        }
+        LOG.info("ensemble {}: server {} restarted on {} (was {})", name, id, release.version(), before);
+    }
+
+    /**
+     * Waits until every server runs and serves (as leader or follower) and one of them leads: a healthy quorum,
+     * e.g. between the steps of a rolling upgrade.
+     *
+     * @param timeout the longest wait
+     * @return the leader's id
+     * @throws IllegalStateException if a server is down, or the quorum is not whole after {@code timeout}
+     */
+    public int awaitAllServing(Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            List<Integer> down = servers.values().stream().filter(s -> !s.isRunning()).map(s -> s.id).toList();
+            if (!down.isEmpty()) {
+                throw new IllegalStateException("servers " + down + " of ensemble " + name + " are down");
+            }
+            if (servers.keySet().stream().allMatch(this::isServing)) {
+                Optional<Integer> leader = findLeader();
+                if (leader.isPresent()) {
+                    return leader.get();
+                }
+            }
+            if (System.nanoTime() - deadline >= 0) {
+                throw new IllegalStateException("ensemble " + name + " not whole after " + timeout + ": "
+                        + describe());
+            }
+            sleepMillis(100);
+        }
     }
 
     /**
@@ -897,7 +1028,7 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
     }
 
     private String describe() {
-        return servers.values().stream().map(s -> s.id + "=" + (s.isRunning()
+        return servers.values().stream().map(s -> s.id + "=" + s.version + " " + (s.isRunning()
                 ? (s.paused ? "paused" : s.mode().orElse("not-serving")) : "down") + ":" + s.clientPort)
                 .collect(Collectors.joining(", ", "{", "}"));
     }
@@ -975,6 +1106,9 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
         volatile int electionPort;
         volatile Process process;
         volatile boolean paused;
+        /** The release this server runs (from its next launch on, once changed) and that release's class path. */
+        volatile String version;
+        volatile String classpath;
         /** Where the log of the current launch begins. */
         volatile long logOffset;
 
@@ -984,6 +1118,8 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
             this.config = dir.resolve("zoo.cfg");
             this.dataDir = dir.resolve("data");
             this.logFile = dir.resolve("server.log");
+            this.version = settings.serverVersion;
+            this.classpath = settings.classpath;
         }
 
         boolean isRunning() {
@@ -1051,7 +1187,7 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
             jvmArgs.add("-Dbaton.kit.server=" + name + "-" + id);
             jvmArgs.addAll(securityArgs());
             jvmArgs.addAll(settings.jvmArgs);
-            List<String> command = JavaCommand.build(settings.classpath, settings.heap, jvmArgs,
+            List<String> command = JavaCommand.build(classpath, settings.heap, jvmArgs,
                     OrphanGuard.class.getName(), List.of(QUORUM_PEER_MAIN, config.toAbsolutePath().toString()));
             try {
                 logOffset = Files.exists(logFile) ? Files.size(logFile) : 0;
