@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -25,6 +26,7 @@ import org.junit.jupiter.api.Timeout;
  * stamp on this very run. The long run is {@code baton chaos --duration 1h}.
  */
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
+@Tag("chaos")
 class ChaosRunTest {
 
     /** Every kind but the rolling upgrade, which needs a target line; the order (and so the seeds' draws) kept. */

@@ -17,6 +17,7 @@ import java.util.regex.Pattern;
 import org.apache.zookeeper.data.Stat;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -28,6 +29,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * Curator cache on another client converge on it.
  */
 @Timeout(180)
+@Tag("fault")
 class DiscoveryFaultsTest {
     private static final Duration SESSION = Duration.ofSeconds(4);
     private static final Pattern REMOTE_PORT = Pattern.compile("remoteserver:[^ ]*:(\\d+)");

@@ -24,6 +24,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.zookeeper.KeeperException;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -42,6 +43,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * leaves no node) or get through once enough members (counted anew) have entered.
  */
 @Timeout(120)
+@Tag("fault")
 class DoubleBarrierFaultsTest {
     private static final int MEMBERS = 3;
     private static final Duration SESSION = Duration.ofSeconds(4);

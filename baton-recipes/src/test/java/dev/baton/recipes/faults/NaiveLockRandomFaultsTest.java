@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.Optional;
 import org.apache.zookeeper.ZooKeeper;
 import org.awaitility.core.ConditionTimeoutException;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -41,6 +42,7 @@ import org.slf4j.LoggerFactory;
  * <p>Not here: pauses of a client process (SIGSTOP of a driver JVM); the clients run in this JVM. The faults
  * come from the kit's {@link RandomFaults}, as in {@code baton chaos}.
  */
+@Tag("fault")
 class NaiveLockRandomFaultsTest {
 
     private static final Logger LOG = LoggerFactory.getLogger(NaiveLockRandomFaultsTest.class);

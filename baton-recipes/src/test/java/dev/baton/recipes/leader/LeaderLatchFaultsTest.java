@@ -16,6 +16,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -28,6 +29,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * a leader again within the session timeout + 2 s after a fault.
  */
 @Timeout(180)
+@Tag("fault")
 class LeaderLatchFaultsTest {
     private static final Duration SESSION = Duration.ofSeconds(4);
     private static final Duration NEW_LEADER_BOUND = SESSION.plusSeconds(2);

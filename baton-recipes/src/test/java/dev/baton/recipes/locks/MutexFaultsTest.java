@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -25,6 +26,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * tokens.
  */
 @Timeout(180)
+@Tag("fault")
 class MutexFaultsTest {
     private static final Duration SESSION = Duration.ofSeconds(4);
     private static final Duration TAKEOVER_BOUND = SESSION.plusSeconds(2);

@@ -14,6 +14,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.apache.zookeeper.KeeperException;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -29,6 +30,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * (one lease frees at a time here, so leases are granted in queue order).
  */
 @Timeout(180)
+@Tag("fault")
 class SemaphoreFaultsTest {
     private static final Duration SESSION = Duration.ofSeconds(4);
     private static final Duration TAKEOVER_BOUND = SESSION.plusSeconds(2);

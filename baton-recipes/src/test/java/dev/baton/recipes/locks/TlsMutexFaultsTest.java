@@ -17,6 +17,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
@@ -31,6 +32,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 @Timeout(180)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@Tag("fault")
 class TlsMutexFaultsTest {
     private static final Duration SESSION = Duration.ofSeconds(4);
     private static final Duration TAKEOVER_BOUND = SESSION.plusSeconds(2);

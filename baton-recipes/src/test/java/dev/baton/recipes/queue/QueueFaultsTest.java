@@ -20,6 +20,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.apache.zookeeper.KeeperException;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -32,6 +33,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * once (with a lock path), and, where no consumer failed, no item consumed twice (no put doubled).
  */
 @Timeout(180)
+@Tag("fault")
 class QueueFaultsTest {
     private static final Duration SESSION = Duration.ofSeconds(4);
     private static final Duration TAKEOVER_BOUND = SESSION.plusSeconds(4);
