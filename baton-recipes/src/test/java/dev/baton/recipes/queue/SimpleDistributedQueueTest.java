@@ -238,12 +238,7 @@ class SimpleDistributedQueueTest {
 
     @Test
     void afterARaceLostAClaimReadsBeforeItDeletes() throws Exception {
-        SimpleDistributedQueue producer = new SimpleDistributedQueue(resources.untrackedClient(), "/sq/race");
-        for (String item : List.of("a", "b", "c", "d", "e")) {
-            producer.offer(b(item));
-        }
-        List<String> names = new ArrayList<>(client.getChildren().forPath("/sq/race"));
-        names.sort(String::compareTo);
+        List<String> names = offer("/sq/race", "a", "b", "c", "d", "e");
         BatonClient rival = resources.untrackedClient();
         SimpleDistributedQueue queue = new SimpleDistributedQueue(client, "/sq/race");
         assertThat(s(queue.poll())).isEqualTo("a"); // lists: b to e are remembered
@@ -263,12 +258,7 @@ class SimpleDistributedQueueTest {
 
     @Test
     void takingTurnsWithARivalNeverLeavesAnEarlierItemBehind() throws Exception {
-        SimpleDistributedQueue producer = new SimpleDistributedQueue(resources.untrackedClient(), "/sq/turns");
-        for (String item : List.of("a", "b", "c", "d", "e", "f", "g")) {
-            producer.offer(b(item));
-        }
-        List<String> names = new ArrayList<>(client.getChildren().forPath("/sq/turns"));
-        names.sort(String::compareTo);
+        List<String> names = offer("/sq/turns", "a", "b", "c", "d", "e", "f", "g");
         BatonClient rival = resources.untrackedClient();
         SimpleDistributedQueue queue = new SimpleDistributedQueue(client, "/sq/turns");
         assertThat(s(queue.poll())).isEqualTo("a"); // lists: b to g are remembered
@@ -291,12 +281,7 @@ class SimpleDistributedQueueTest {
 
     @Test
     void anItemTakenAheadOfTheTakesGoesBackWhenNoTakeComes() throws Exception {
-        SimpleDistributedQueue producer = new SimpleDistributedQueue(resources.untrackedClient(), "/sq/held");
-        for (String item : List.of("a", "b", "c", "d", "e")) {
-            producer.offer(b(item));
-        }
-        List<String> names = new ArrayList<>(client.getChildren().forPath("/sq/held"));
-        names.sort(String::compareTo);
+        List<String> names = offer("/sq/held", "a", "b", "c", "d", "e");
         SimpleDistributedQueue queue = new SimpleDistributedQueue(client, "/sq/held");
         assertThat(s(queue.poll())).isEqualTo("a");
         resources.untrackedClient().delete().forPath("/sq/held/" + names.get(1));
@@ -311,6 +296,17 @@ class SimpleDistributedQueueTest {
             assertThat(s(client.getData().forPath("/sq/held/" + left.get(0)))).isEqualTo("e");
         });
         assertThat(s(queue.poll())).isEqualTo("e");
+    }
+
+    /** Offers the items in order, from another client; returns their node names, in order. */
+    private List<String> offer(String path, String... items) throws Exception {
+        SimpleDistributedQueue producer = new SimpleDistributedQueue(resources.untrackedClient(), path);
+        for (String item : items) {
+            producer.offer(b(item));
+        }
+        List<String> names = new ArrayList<>(client.getChildren().forPath(path));
+        names.sort(String::compareTo);
+        return names;
     }
 
     private static long sent(Map<String, Long> before, Map<String, Long> after, String type) {
