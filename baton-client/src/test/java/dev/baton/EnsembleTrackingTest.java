@@ -10,12 +10,14 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Ensemble tracking on a real 3-server ensemble (separate JVMs, dynamic config on, no proxies). */
 @Timeout(120)
+@Tag("slow")
 class EnsembleTrackingTest {
     @RegisterExtension
     static ZooKeeperEnsembleExtension zk = ZooKeeperEnsembleExtension.builder().servers(3).proxies(false)

@@ -39,6 +39,7 @@ import org.apache.zookeeper.data.Stat;
 import org.apache.zookeeper.server.auth.DigestAuthenticationProvider;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -49,6 +50,7 @@ import org.junit.jupiter.api.Timeout;
  * session before its first request.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
+@Tag("slow")
 class SecurityTest {
     private static final Duration WAIT = Duration.ofSeconds(15);
     private static final Duration CONNECTION_TIMEOUT = Duration.ofSeconds(1);

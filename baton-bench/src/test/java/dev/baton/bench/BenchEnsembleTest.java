@@ -6,11 +6,13 @@ import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /** {@code --ensemble 3}: the run goes to three servers in their own JVMs, and they are gone afterwards. */
 @Timeout(value = 240, unit = TimeUnit.SECONDS)
+@Tag("bench")
 class BenchEnsembleTest {
 
     @Test

@@ -18,6 +18,7 @@ import javax.xml.xpath.XPath;
 import javax.xml.xpath.XPathConstants;
 import javax.xml.xpath.XPathFactory;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -34,6 +35,7 @@ import org.xml.sax.InputSource;
  * results and the request counts, never the timings.
  */
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
+@Tag("bench")
 class BenchSmokeTest {
 
     private static final int OPS = 50;

@@ -14,6 +14,7 @@ import java.util.concurrent.TimeUnit;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.client.ZKClientConfig;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -23,6 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
  * gone afterwards.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
+@Tag("bench")
 class BenchTlsTest {
 
     private static final int OPS = 20;

@@ -13,6 +13,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -27,6 +28,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * -Dsurefire.failIfNoSpecifiedTests=false} ({@code -Dbaton.compat.demos=queue,discovery} picks demos).
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
+@Tag("compat")
 class DemosOnServerLinesTest {
     private static final Map<String, ZooKeeperEnsemble> SERVERS = new ConcurrentHashMap<>();
 

@@ -14,12 +14,14 @@ import dev.baton.testing.EmbeddedZooKeeperExtension;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** {@code baton demo discovery} and the decoding of registrations by {@code baton inspect}. */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
+@Tag("slow")
 class DiscoveryCliTest {
 
     @RegisterExtension

@@ -13,11 +13,13 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /** Runs {@code baton demo leader-latch} and {@code baton demo leader-selector} in-process, fast. */
 @Timeout(value = 90, unit = TimeUnit.SECONDS)
+@Tag("slow")
 class LeaderDemoTest {
 
     private static final String FAST = "20";

@@ -9,6 +9,7 @@ import dev.baton.testing.EmbeddedZooKeeperExtension;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -20,6 +21,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * leaves nothing on the server.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
+@Tag("slow")
 class RecipeDemosTest {
 
     @RegisterExtension

@@ -32,6 +32,7 @@ import org.apache.zookeeper.data.Stat;
 import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -42,6 +43,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * outcome.
  */
 @Timeout(120)
+@Tag("slow")
 class CuratorComplaintsTest {
     private static final Duration SESSION = Duration.ofSeconds(4);
 

@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import java.time.Duration;
 import java.util.HexFormat;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -16,6 +17,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * resumed with SIGCONT, its session expired on demand, killed.
  */
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
+@Tag("slow")
 class DriverProcessTest {
 
     private static final Duration WAIT = Duration.ofSeconds(60);

@@ -13,6 +13,7 @@ import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Watcher.Event.KeeperState;
 import org.apache.zookeeper.ZooDefs.Ids;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -22,6 +23,7 @@ import org.junit.jupiter.api.Timeout;
  * one wrote, joins the quorum, and the quorum serves throughout.
  */
 @Timeout(value = 240, unit = TimeUnit.SECONDS)
+@Tag("slow")
 class RollingUpgradeTest {
 
     private static final Duration WAIT = Duration.ofSeconds(60);

@@ -24,6 +24,7 @@ import org.apache.zookeeper.data.ACL;
 import org.apache.zookeeper.data.Id;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -33,6 +34,7 @@ import org.junit.jupiter.api.Timeout;
  * required authentication; in-process and as a three-JVM ensemble.
  */
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
+@Tag("slow")
 class SecureServersTest {
     private static final Duration WAIT = Duration.ofSeconds(15);
     private static TlsCertificates certs;

@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.ZooDefs.Ids;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -15,6 +16,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /** Servers of every release line the kit has a module for, standalone and as a quorum. */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
+@Tag("slow")
 class ServerVersionsTest {
 
     @ParameterizedTest

@@ -17,6 +17,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
@@ -31,6 +32,7 @@ import org.junit.platform.testkit.engine.EngineTestKit;
  * between tests, and fails a test whose after-each check fails.
  */
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
+@Tag("slow")
 class ZooKeeperEnsembleExtensionTest {
 
     static final List<ZooKeeperEnsemble> SEEN = new CopyOnWriteArrayList<>();

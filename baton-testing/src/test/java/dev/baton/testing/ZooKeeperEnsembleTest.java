@@ -10,6 +10,7 @@ import java.util.concurrent.TimeUnit;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.Watcher.Event.KeeperState;
 import org.apache.zookeeper.ZooDefs.Ids;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -20,6 +21,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * {@code Expired} states checked here.
  */
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
+@Tag("slow")
 class ZooKeeperEnsembleTest {
 
     private static final Duration WAIT = Duration.ofSeconds(60);

@@ -26,6 +26,7 @@ import java.util.concurrent.TimeUnit;
 import org.apache.zookeeper.AddWatchMode;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -36,6 +37,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * events and semantics; a recursive {@link PersistentWatcher} is refused at {@code start()}.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
+@Tag("slow")
 class OneShotWatchingTest {
     private static ZooKeeperEnsemble server;
 

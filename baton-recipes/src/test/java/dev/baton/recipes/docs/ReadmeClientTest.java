@@ -40,6 +40,7 @@ import org.apache.zookeeper.data.Id;
 import org.apache.zookeeper.data.Stat;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -50,6 +51,7 @@ import org.junit.jupiter.api.io.TempDir;
  * against embedded servers: each test checks what its example shows.
  */
 @Timeout(120)
+@Tag("slow")
 class ReadmeClientTest {
     // README.md begin testing-kit
     @RegisterExtension

@@ -19,6 +19,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.curator.framework.recipes.locks.InterProcessMutex;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -30,6 +31,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * same path, with a waiter that gives up in the middle of the queue, and across a session expiry.
  */
 @Timeout(120)
+@Tag("slow")
 class HandOverTest {
     private static final Duration WAIT = Duration.ofSeconds(20);
 
