@@ -18,6 +18,7 @@ final class OperationListeners implements Listenable<OperationListener> {
     private record Entry(OperationListener listener, Executor executor) {
     }
 
+    private final Object lock = new Object();
     private final BiConsumer<String, Throwable> errorHandler;
     private volatile Entry[] entries = NONE;
 
@@ -35,31 +36,35 @@ final class OperationListeners implements Listenable<OperationListener> {
         add(Objects.requireNonNull(listener, "listener"), Objects.requireNonNull(executor, "executor"));
     }
 
-    private synchronized void add(OperationListener listener, Executor executor) {
-        Entry[] current = entries;
-        for (int i = 0; i < current.length; i++) {
-            if (current[i].listener().equals(listener)) {
-                Entry[] copy = current.clone();
-                copy[i] = new Entry(listener, executor); // added again: its executor is replaced
-                entries = copy;
-                return;
+    private void add(OperationListener listener, Executor executor) {
+        synchronized (lock) {
+            Entry[] current = entries;
+            for (int i = 0; i < current.length; i++) {
+                if (current[i].listener().equals(listener)) {
+                    Entry[] copy = current.clone();
+                    copy[i] = new Entry(listener, executor); // added again: its executor is replaced
+                    entries = copy;
+                    return;
+                }
             }
+            Entry[] grown = Arrays.copyOf(current, current.length + 1);
+            grown[current.length] = new Entry(listener, executor);
+            entries = grown;
         }
-        Entry[] grown = Arrays.copyOf(current, current.length + 1);
-        grown[current.length] = new Entry(listener, executor);
-        entries = grown;
     }
 
     @Override
-    public synchronized void removeListener(OperationListener listener) {
-        Entry[] current = entries;
-        for (int i = 0; i < current.length; i++) {
-            if (current[i].listener().equals(listener)) {
-                Entry[] shrunk = new Entry[current.length - 1];
-                System.arraycopy(current, 0, shrunk, 0, i);
-                System.arraycopy(current, i + 1, shrunk, i, current.length - i - 1);
-                entries = shrunk;
-                return;
+    public void removeListener(OperationListener listener) {
+        synchronized (lock) {
+            Entry[] current = entries;
+            for (int i = 0; i < current.length; i++) {
+                if (current[i].listener().equals(listener)) {
+                    Entry[] shrunk = new Entry[current.length - 1];
+                    System.arraycopy(current, 0, shrunk, 0, i);
+                    System.arraycopy(current, i + 1, shrunk, i, current.length - i - 1);
+                    entries = shrunk;
+                    return;
+                }
             }
         }
     }

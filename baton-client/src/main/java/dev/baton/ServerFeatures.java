@@ -40,8 +40,9 @@ final class ServerFeatures {
     private record Server(String address, String version) {
     }
 
+    private final Object lock = new Object();
     private final ClientCore core;
-    // Guarded by this.
+    // Guarded by lock.
     private long probedEpoch = -1;
     private CompletableFuture<Server> probe;
     /** Features servers answered UNIMPLEMENTED for, by server address. */
@@ -62,7 +63,7 @@ final class ServerFeatures {
                 return CompletableFuture.<Void>completedFuture(null); // not connected: the call waits, or fails
             }
             boolean lacks;
-            synchronized (this) {
+            synchronized (lock) {
                 lacks = missing.getOrDefault(server.address(), Set.of()).contains(feature);
             }
             if (lacks || server.version() != null && feature.isMissingIn(server.version())) {
@@ -104,7 +105,7 @@ final class ServerFeatures {
         return server(blocking).thenCompose(server -> {
             String address = server == null ? "(disconnected)" : server.address();
             if (server != null) {
-                synchronized (this) {
+                synchronized (lock) {
                     missing.computeIfAbsent(address, a -> EnumSet.noneOf(ServerFeature.class)).add(feature);
                 }
             }
@@ -140,7 +141,7 @@ final class ServerFeatures {
         long epoch = session.connectionEpoch();
         CompletableFuture<Server> asked;
         boolean mine = false;
-        synchronized (this) {
+        synchronized (lock) {
             if (probe == null || probedEpoch != epoch) {
                 probedEpoch = epoch;
                 probe = new CompletableFuture<>();
@@ -157,7 +158,7 @@ final class ServerFeatures {
         }
         return asked.thenApply(server -> {
             if (server.version() != null) {
-                synchronized (this) {
+                synchronized (lock) {
                     Set<ServerFeature> known = missing.get(server.address());
                     if (known != null) {
                         // Upgraded since it said so (a setting-bound feature may still be off).

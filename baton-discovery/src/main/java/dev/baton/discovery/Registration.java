@@ -35,6 +35,7 @@ import org.slf4j.LoggerFactory;
 final class Registration<T> {
     private static final Logger LOG = LoggerFactory.getLogger(Registration.class);
 
+    private final Object lock = new Object();
     private final BatonClient client;
     private final InstanceSerializer<T> serializer;
     private final String path;
@@ -42,7 +43,7 @@ final class Registration<T> {
     private final PersistentNode node;
     private final BatonCache watch;
 
-    // Guarded by this.
+    // Guarded by lock.
     private ServiceInstance<T> instance;
     private byte[] bytes;
     private boolean pending;
@@ -67,8 +68,10 @@ final class Registration<T> {
                 ? BatonCache.build(client, path, BatonCache.Option.SINGLE_NODE_CACHE) : null;
     }
 
-    synchronized ServiceInstance<T> instance() {
-        return instance;
+    ServiceInstance<T> instance() {
+        synchronized (lock) {
+            return instance;
+        }
     }
 
     ServiceType type() {
@@ -107,7 +110,7 @@ final class Registration<T> {
 
     /** Writes new data now, and uses it for every later re-creation. */
     void update(ServiceInstance<T> newInstance, byte[] newBytes) throws KeeperException, InterruptedException {
-        synchronized (this) {
+        synchronized (lock) {
             instance = newInstance;
             bytes = newBytes;
         }
@@ -128,7 +131,7 @@ final class Registration<T> {
 
     /** Deletes the node: the registration is over, and nothing of it re-creates the node. */
     void remove() throws KeeperException, InterruptedException {
-        synchronized (this) {
+        synchronized (lock) {
             removed = true;
             pending = false;
         }
@@ -149,7 +152,7 @@ final class Registration<T> {
             node.close();
             return;
         }
-        synchronized (this) {
+        synchronized (lock) {
             removed = true;
             pending = false;
         }
@@ -159,7 +162,7 @@ final class Registration<T> {
     /** After a (re)connection: writes a permanent registration whose last write failed. */
     void retryIfPending() {
         boolean retry;
-        synchronized (this) {
+        synchronized (lock) {
             retry = pending && !removed;
         }
         if (retry) {
@@ -170,7 +173,7 @@ final class Registration<T> {
     /** Create-or-set of a permanent registration's node with the latest data. */
     private CompletableFuture<String> writePermanent() {
         byte[] data;
-        synchronized (this) {
+        synchronized (lock) {
             if (removed) {
                 return CompletableFuture.completedFuture(path);
             }
@@ -187,7 +190,7 @@ final class Registration<T> {
             if (error == null) {
                 startWatch();
             }
-            synchronized (this) {
+            synchronized (lock) {
                 if (error == null && bytes == data) {
                     pending = false;
                 }
@@ -206,7 +209,7 @@ final class Registration<T> {
             return;
         }
         ServiceInstance<T> adopted;
-        synchronized (this) {
+        synchronized (lock) {
             if (removed || Arrays.equals(data, bytes)) {
                 return; // our own write
             }
@@ -218,7 +221,7 @@ final class Registration<T> {
                     e.toString());
             return;
         }
-        synchronized (this) {
+        synchronized (lock) {
             if (removed) {
                 return;
             }
@@ -243,7 +246,7 @@ final class Registration<T> {
 
     /** After this registration's first write reached the server: starts the watch, once. */
     private void startWatch() {
-        synchronized (this) {
+        synchronized (lock) {
             if (watch == null || watching || removed) {
                 return;
             }

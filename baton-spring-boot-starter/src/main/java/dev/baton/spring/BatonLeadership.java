@@ -44,6 +44,7 @@ public final class BatonLeadership implements SmartLifecycle, DisposableBean {
     private static final Logger LOG = LoggerFactory.getLogger(BatonLeadership.class);
     private static final AtomicInteger IDS = new AtomicInteger();
 
+    private final Object lock = new Object();
     private final BatonClient client;
     private final String path;
     private final String id;
@@ -52,7 +53,7 @@ public final class BatonLeadership implements SmartLifecycle, DisposableBean {
     private final ThreadPoolExecutor thread;
     private final Executor changes;
 
-    // Guarded by this.
+    // Guarded by lock.
     private LeaderLatch latch;
     private List<SmartLifecycle> gated;
     // Touched only on the changes executor.
@@ -95,43 +96,51 @@ public final class BatonLeadership implements SmartLifecycle, DisposableBean {
     }
 
     /** @return true while this instance leads (and its connection is not suspended) */
-    public synchronized boolean isLeader() {
-        return latch != null && latch.hasLeadership();
+    public boolean isLeader() {
+        synchronized (lock) {
+            return latch != null && latch.hasLeadership();
+        }
     }
 
     /** @return the fencing token of the current leadership; empty when not leading */
-    public synchronized OptionalLong fencingToken() {
-        return latch == null ? OptionalLong.empty() : latch.fencingToken();
+    public OptionalLong fencingToken() {
+        synchronized (lock) {
+            return latch == null ? OptionalLong.empty() : latch.fencingToken();
+        }
     }
 
     /** @return how long this instance may still act as leader without hearing from ZooKeeper; zero if not leading */
-    public synchronized Duration safeFor() {
-        return latch == null ? Duration.ZERO : latch.safeFor();
+    public Duration safeFor() {
+        synchronized (lock) {
+            return latch == null ? Duration.ZERO : latch.safeFor();
+        }
     }
 
     /** Joins the election; called by the context once the other beans have started. */
     @Override
-    public synchronized void start() {
-        if (latch != null) {
-            return;
-        }
-        LeaderLatch joined = new LeaderLatch(client, path, id, LeaderLatch.CloseMode.NOTIFY_LEADER);
-        joined.addListener(new LeaderLatchListener() {
-            @Override
-            public void isLeader() {
-                // Read on the latch's own thread, so the token is the one of this grant.
-                long token = joined.fencingToken().orElse(-1);
-                changes.execute(() -> grant(token));
+    public void start() {
+        synchronized (lock) {
+            if (latch != null) {
+                return;
             }
+            LeaderLatch joined = new LeaderLatch(client, path, id, LeaderLatch.CloseMode.NOTIFY_LEADER);
+            joined.addListener(new LeaderLatchListener() {
+                @Override
+                public void isLeader() {
+                    // Read on the latch's own thread, so the token is the one of this grant.
+                    long token = joined.fencingToken().orElse(-1);
+                    changes.execute(() -> grant(token));
+                }
 
-            @Override
-            public void notLeader() {
-                changes.execute(BatonLeadership.this::revoke);
-            }
-        });
-        joined.start();
-        latch = joined;
-        LOG.info("Joined the election at {} as {}", path, id);
+                @Override
+                public void notLeader() {
+                    changes.execute(BatonLeadership.this::revoke);
+                }
+            });
+            joined.start();
+            latch = joined;
+            LOG.info("Joined the election at {} as {}", path, id);
+        }
     }
 
     /**
@@ -141,7 +150,7 @@ public final class BatonLeadership implements SmartLifecycle, DisposableBean {
     @Override
     public void stop() {
         LeaderLatch leaving;
-        synchronized (this) {
+        synchronized (lock) {
             leaving = latch;
             latch = null;
         }
@@ -162,8 +171,10 @@ public final class BatonLeadership implements SmartLifecycle, DisposableBean {
     }
 
     @Override
-    public synchronized boolean isRunning() {
-        return latch != null;
+    public boolean isRunning() {
+        synchronized (lock) {
+            return latch != null;
+        }
     }
 
     @Override
@@ -209,18 +220,20 @@ public final class BatonLeadership implements SmartLifecycle, DisposableBean {
     }
 
     /** The {@link LeaderOnly} lifecycle beans in phase order, found once. */
-    private synchronized List<SmartLifecycle> gated() {
-        if (gated == null) {
-            List<SmartLifecycle> found = new ArrayList<>();
-            beans.getBeansOfType(SmartLifecycle.class, false, true).values().forEach(bean -> {
-                if (AnnotatedElementUtils.hasAnnotation(AopUtils.getTargetClass(bean), LeaderOnly.class)) {
-                    found.add(bean);
-                }
-            });
-            found.sort(Comparator.comparingInt(SmartLifecycle::getPhase));
-            gated = List.copyOf(found);
+    private List<SmartLifecycle> gated() {
+        synchronized (lock) {
+            if (gated == null) {
+                List<SmartLifecycle> found = new ArrayList<>();
+                beans.getBeansOfType(SmartLifecycle.class, false, true).values().forEach(bean -> {
+                    if (AnnotatedElementUtils.hasAnnotation(AopUtils.getTargetClass(bean), LeaderOnly.class)) {
+                        found.add(bean);
+                    }
+                });
+                found.sort(Comparator.comparingInt(SmartLifecycle::getPhase));
+                gated = List.copyOf(found);
+            }
+            return gated;
         }
-        return gated;
     }
 
     /** Stops the thread that handles changes; called by the context after {@link #stop()}. */

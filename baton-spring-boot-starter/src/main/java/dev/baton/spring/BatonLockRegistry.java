@@ -35,11 +35,12 @@ import org.springframework.integration.support.locks.ExpirableLockRegistry;
  * Thread-safe.
  */
 public final class BatonLockRegistry implements ExpirableLockRegistry<Lock>, AutoCloseable {
+    private final Object lock = new Object();
     private final BatonClient client;
     private final String path;
     private final Function<InterProcessMutex, InterProcessLock> decorator;
     private final Map<String, BatonLock> locks = new ConcurrentHashMap<>();
-    // Guarded by this.
+    // Guarded by lock.
     private ScheduledFuture<?> sweep;
     private Duration sweepAfter = Duration.ZERO;
     private volatile boolean closed;
@@ -97,7 +98,7 @@ public final class BatonLockRegistry implements ExpirableLockRegistry<Lock>, Aut
         });
         lock.touch();
         if (sweepPending()) {
-            synchronized (this) {
+            synchronized (lock) {
                 scheduleSweep();
             }
         }
@@ -125,17 +126,19 @@ public final class BatonLockRegistry implements ExpirableLockRegistry<Lock>, Aut
      * @throws NullPointerException if {@code after} is null
      * @throws IllegalArgumentException if {@code after} is negative
      */
-    public synchronized void expireUnusedAfter(Duration after) {
-        Objects.requireNonNull(after, "after");
-        if (after.isNegative()) {
-            throw new IllegalArgumentException("after must be >= 0, was " + after);
+    public void expireUnusedAfter(Duration after) {
+        synchronized (lock) {
+            Objects.requireNonNull(after, "after");
+            if (after.isNegative()) {
+                throw new IllegalArgumentException("after must be >= 0, was " + after);
+            }
+            sweepAfter = after;
+            if (sweep != null) {
+                sweep.cancel(false);
+                sweep = null;
+            }
+            scheduleSweep();
         }
-        sweepAfter = after;
-        if (sweep != null) {
-            sweep.cancel(false);
-            sweep = null;
-        }
-        scheduleSweep();
     }
 
     /** Schedules the next sweep if one is due and none is pending; called under this. */
@@ -152,17 +155,19 @@ public final class BatonLockRegistry implements ExpirableLockRegistry<Lock>, Aut
     }
 
     private void sweep() {
-        synchronized (this) {
+        synchronized (lock) {
             sweep = null;
         }
         expireUnusedOlderThan(sweepAfter.toMillis());
-        synchronized (this) {
+        synchronized (lock) {
             scheduleSweep();
         }
     }
 
-    private synchronized boolean sweepPending() {
-        return sweep == null && !sweepAfter.isZero();
+    private boolean sweepPending() {
+        synchronized (lock) {
+            return sweep == null && !sweepAfter.isZero();
+        }
     }
 
     /** @return how many locks the registry keeps now */
@@ -172,13 +177,15 @@ public final class BatonLockRegistry implements ExpirableLockRegistry<Lock>, Aut
 
     /** Stops the sweep and forgets the locks; locks still held stay held until unlocked. */
     @Override
-    public synchronized void close() {
-        closed = true;
-        if (sweep != null) {
-            sweep.cancel(false);
-            sweep = null;
+    public void close() {
+        synchronized (lock) {
+            closed = true;
+            if (sweep != null) {
+                sweep.cancel(false);
+                sweep = null;
+            }
+            locks.clear();
         }
-        locks.clear();
     }
 
     /** One key's lock: a {@link Lock} face on a ZooKeeper mutex. */

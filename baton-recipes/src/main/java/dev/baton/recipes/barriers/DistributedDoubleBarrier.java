@@ -126,7 +126,8 @@ public final class DistributedDoubleBarrier {
     /** Protocol writes (ready, member nodes) that failed; for tests and benchmarks. */
     final AtomicInteger failedWrites = new AtomicInteger();
 
-    // Guarded by this.
+    private final Object lock = new Object();
+    // Guarded by lock.
     private Phase phase = Phase.IDLE;
     /** The call the phase belongs to: the one entering or leaving, or the enter that got through. */
     private BarrierCall owner;
@@ -342,7 +343,7 @@ public final class DistributedDoubleBarrier {
      * free at once (the call's node goes in the background), and the call ends at its next wait.
      */
     private void callerDone(BarrierCall call, CompletableFuture<?> caller) {
-        synchronized (this) {
+        synchronized (lock) {
             // Once settled, the call completes the future only normally: an exceptional completion of a settled
             // call that still owns the phase (one that got through) is the caller's.
             if (owner == call && (!call.settled || caller.isCompletedExceptionally())) {
@@ -358,24 +359,28 @@ public final class DistributedDoubleBarrier {
      * @param enteredPath the member node of an {@code enter} that got through; null otherwise (the instance is
      *     then free)
      */
-    synchronized void settle(BarrierCall call, String enteredPath, long session) {
-        call.settled = true;
-        if (owner != call) {
-            return;
-        }
-        if (enteredPath != null) {
-            phase = Phase.ENTERED;
-            ourPath = enteredPath;
-            ourSession = session;
-        } else {
-            release();
+    void settle(BarrierCall call, String enteredPath, long session) {
+        synchronized (lock) {
+            call.settled = true;
+            if (owner != call) {
+                return;
+            }
+            if (enteredPath != null) {
+                phase = Phase.ENTERED;
+                ourPath = enteredPath;
+                ourSession = session;
+            } else {
+                release();
+            }
         }
     }
 
     /** Frees the instance if {@code call} still owns its phase. */
-    synchronized void releaseIfOwner(BarrierCall call) {
-        if (owner == call) {
-            release();
+    void releaseIfOwner(BarrierCall call) {
+        synchronized (lock) {
+            if (owner == call) {
+                release();
+            }
         }
     }
 
@@ -390,7 +395,7 @@ public final class DistributedDoubleBarrier {
 
     private BarrierEntry beginEnter(boolean blocking, Deadline deadline) {
         BarrierEntry entry = new BarrierEntry(this, blocking, deadline);
-        synchronized (this) {
+        synchronized (lock) {
             if (phase != Phase.IDLE) {
                 throw new IllegalStateException("enter() on barrier " + barrierPath + " while " + phase);
             }
@@ -437,7 +442,7 @@ public final class DistributedDoubleBarrier {
     // ---------------------------------------------------------------- leave
 
     private BarrierExit beginLeave(boolean blocking, Deadline deadline) {
-        synchronized (this) {
+        synchronized (lock) {
             if (phase != Phase.ENTERED) {
                 throw new IllegalStateException("leave() on barrier " + barrierPath + " while "
                         + (phase == Phase.IDLE ? "not entered" : phase));

@@ -1,6 +1,8 @@
 package dev.baton.recipes.barriers;
 
+import dev.baton.internal.Monitor;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.BooleanSupplier;
 import org.apache.zookeeper.WatchedEvent;
 import org.apache.zookeeper.Watcher;
 
@@ -13,6 +15,7 @@ import org.apache.zookeeper.Watcher;
  * and every later wait as if its time had run out.
  */
 final class Signal implements Watcher {
+    private final Monitor lock = new Monitor();
     private int events;
     private boolean created;
     private boolean deleted;
@@ -23,14 +26,14 @@ final class Signal implements Watcher {
     @Override
     public void process(WatchedEvent event) {
         CompletableFuture<Boolean> waiting;
-        synchronized (this) {
+        synchronized (lock) {
             events++;
             if (event.getType() == Event.EventType.NodeCreated) {
                 created = true;
             } else if (event.getType() == Event.EventType.NodeDeleted) {
                 deleted = true;
             }
-            notifyAll();
+            lock.signalAll();
             waiting = next;
             next = null;
         }
@@ -40,18 +43,24 @@ final class Signal implements Watcher {
     }
 
     /** @return the event count, to be passed to {@link #await} or {@link #next} after the watch was set */
-    synchronized int mark() {
-        return events;
+    int mark() {
+        synchronized (lock) {
+            return events;
+        }
     }
 
     /** @return true once a {@code NodeCreated} event arrived (meaningful when only one path is watched) */
-    synchronized boolean sawCreated() {
-        return created;
+    boolean sawCreated() {
+        synchronized (lock) {
+            return created;
+        }
     }
 
     /** @return true once a {@code NodeDeleted} event arrived (meaningful when only one path is watched) */
-    synchronized boolean sawDeleted() {
-        return deleted;
+    boolean sawDeleted() {
+        synchronized (lock) {
+            return deleted;
+        }
     }
 
     /**
@@ -60,20 +69,16 @@ final class Signal implements Watcher {
      * @return true if one arrived, false if the deadline passed (or the wait was given up) first
      * @throws InterruptedException if interrupted
      */
-    synchronized boolean await(int mark, Deadline deadline) throws InterruptedException {
-        while (events == mark) {
-            long left = deadline.remainingNanos();
-            if (left <= 0 || givenUp) {
-                return false;
-            }
+    boolean await(int mark, Deadline deadline) throws InterruptedException {
+        synchronized (lock) {
+            BooleanSupplier ended = () -> events != mark || givenUp;
             if (deadline.isTimed()) {
-                long ms = Math.max(1, (left + 999_999) / 1_000_000);
-                wait(ms);
+                lock.await(ended, System.nanoTime() + deadline.remainingNanos());
             } else {
-                wait();
+                lock.await(ended);
             }
+            return events != mark;
         }
-        return true;
     }
 
     /**
@@ -82,7 +87,7 @@ final class Signal implements Watcher {
      * @return a future of true once one arrived (at once if one did already), of false once the wait is given up
      */
     CompletableFuture<Boolean> next(int mark) {
-        synchronized (this) {
+        synchronized (lock) {
             if (events != mark) {
                 return CompletableFuture.completedFuture(true);
             }
@@ -99,9 +104,9 @@ final class Signal implements Watcher {
     /** Ends the current wait, and every later one that finds no new event, with false. */
     void giveUp() {
         CompletableFuture<Boolean> waiting;
-        synchronized (this) {
+        synchronized (lock) {
             givenUp = true;
-            notifyAll();
+            lock.signalAll();
             waiting = next;
             next = null;
         }

@@ -170,12 +170,13 @@ public final class BatonCache implements AutoCloseable {
     private final SerialExecutor delivery = new SerialExecutor(Runnable::run);
     /**
      * How changes are watched: a persistent watch, until the server refuses one (before ZooKeeper 3.6); then
-     * one-shot watches, for good. Guarded by this for writes.
+     * one-shot watches, for good. Guarded by lock for writes.
      */
     private volatile Watching watching;
+    private final Object lock = new Object();
     private final ConnectionStateListener connectionListener = this::connectionStateChanged;
 
-    // Guarded by this.
+    // Guarded by lock.
     /** Bumped for every (re)registration of the watch; reads and resyncs of older generations count less. */
     private long generation;
     private Resync resync;
@@ -250,7 +251,7 @@ public final class BatonCache implements AutoCloseable {
      */
     public void start() {
         long gen;
-        synchronized (this) {
+        synchronized (lock) {
             lifecycle.start();
             gen = ++generation;
         }
@@ -333,7 +334,7 @@ public final class BatonCache implements AutoCloseable {
     CompletableFuture<Void> refresh() {
         CompletableFuture<Void> done = new CompletableFuture<>();
         long gen;
-        synchronized (this) {
+        synchronized (lock) {
             lifecycle.requireStarted();
             gen = ++generation;
             resync = null;
@@ -348,8 +349,10 @@ public final class BatonCache implements AutoCloseable {
      * node read later (after a change, or by a {@link #refresh()}) is then reported as created, and the deletion
      * of a forgotten node is not reported.
      */
-    synchronized void clearNodes() {
-        nodes.clear();
+    void clearNodes() {
+        synchronized (lock) {
+            nodes.clear();
+        }
     }
 
     /**
@@ -413,7 +416,7 @@ public final class BatonCache implements AutoCloseable {
      */
     @Override
     public void close() {
-        synchronized (this) {
+        synchronized (lock) {
             boolean started = lifecycle.close() == Lifecycle.State.STARTED;
             generation++;
             resync = null;
@@ -426,7 +429,7 @@ public final class BatonCache implements AutoCloseable {
         IllegalStateException closed = new IllegalStateException("BatonCache " + root + " was closed");
         loaded.completeExceptionally(closed);
         List<CompletableFuture<Void>> waiting;
-        synchronized (this) {
+        synchronized (lock) {
             waiting = List.copyOf(refreshWaiters);
             refreshWaiters.clear();
         }
@@ -455,7 +458,7 @@ public final class BatonCache implements AutoCloseable {
                 return;
             }
             Resync r;
-            synchronized (this) {
+            synchronized (lock) {
                 if (lifecycle.state() == Lifecycle.State.CLOSED) {
                     way.remove(watchedPaths(), true); // closed meanwhile
                     return;
@@ -476,7 +479,7 @@ public final class BatonCache implements AutoCloseable {
      * cache watches with one-shot watches. Not a failure: logged once, at info level.
      */
     private void oneShot(Watching refused, UnsupportedServerFeatureException why) {
-        synchronized (this) {
+        synchronized (lock) {
             if (watching != refused) {
                 return; // switched already
             }
@@ -505,7 +508,7 @@ public final class BatonCache implements AutoCloseable {
         switch (event.getType()) {
             case NodeCreated, NodeDataChanged -> {
                 CacheStep step;
-                synchronized (this) {
+                synchronized (lock) {
                     if (!lifecycle.isStarted()) {
                         return;
                     }
@@ -522,7 +525,7 @@ public final class BatonCache implements AutoCloseable {
                     return;
                 }
                 CacheStep step;
-                synchronized (this) {
+                synchronized (lock) {
                     if (!lifecycle.isStarted()) {
                         return;
                     }
@@ -536,7 +539,7 @@ public final class BatonCache implements AutoCloseable {
                 // ones (one created later, found by a resync or by an earlier event's read, stays).
                 long zxid = event.getZxid();
                 List<CacheStep> next;
-                synchronized (this) {
+                synchronized (lock) {
                     if (!lifecycle.isStarted()) {
                         return;
                     }
@@ -555,7 +558,7 @@ public final class BatonCache implements AutoCloseable {
 
     private void connectionStateChanged(BatonClient c, ConnectionState newState) {
         long gen;
-        synchronized (this) {
+        synchronized (lock) {
             if (!lifecycle.isStarted()) {
                 return;
             }
@@ -595,7 +598,7 @@ public final class BatonCache implements AutoCloseable {
     private void listStep(CacheStep step) {
         watching.list(step.path, step.parentStat).whenComplete((children, error) -> {
             List<CacheStep> next;
-            synchronized (this) {
+            synchronized (lock) {
                 if (!lifecycle.isStarted()) {
                     return;
                 }
@@ -625,7 +628,7 @@ public final class BatonCache implements AutoCloseable {
     private void stepRead(CacheStep step, Stat stat, byte[] data, Throwable error) {
         boolean missing = error == null && stat == null || Watching.isNoNode(error);
         List<CacheStep> next;
-        synchronized (this) {
+        synchronized (lock) {
             if (!lifecycle.isStarted()) {
                 return;
             }
@@ -736,7 +739,7 @@ public final class BatonCache implements AutoCloseable {
     /** Starts as many queued reads of a resync as the window allows; completes the resync when all are done. */
     private void pump(Resync r) {
         List<String> toRead;
-        synchronized (this) {
+        synchronized (lock) {
             if (resync != r || !lifecycle.isStarted()) {
                 return;
             }
@@ -804,7 +807,7 @@ public final class BatonCache implements AutoCloseable {
         boolean listChildren = false;
         boolean deliver = true;
         List<String> toRead = null;
-        synchronized (this) {
+        synchronized (lock) {
             if (!lifecycle.isStarted()) {
                 return;
             }
@@ -845,7 +848,7 @@ public final class BatonCache implements AutoCloseable {
     private void listChildren(String path, Resync r) {
         watching.list(path, new Stat()).whenComplete((children, error) -> {
             List<String> toRead;
-            synchronized (this) {
+            synchronized (lock) {
                 if (resync != r || !lifecycle.isStarted()) {
                     return;
                 }
@@ -967,7 +970,7 @@ public final class BatonCache implements AutoCloseable {
         try {
             while (true) {
                 Runnable next;
-                synchronized (this) {
+                synchronized (lock) {
                     next = pending.poll();
                 }
                 if (next == null) {

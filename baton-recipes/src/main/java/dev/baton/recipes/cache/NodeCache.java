@@ -37,6 +37,7 @@ import org.slf4j.LoggerFactory;
 public final class NodeCache implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(NodeCache.class);
 
+    private final Object lock = new Object();
     private final BatonClient client;
     private final String path;
     private final BatonCache cache;
@@ -84,15 +85,17 @@ public final class NodeCache implements AutoCloseable {
         }
     }
 
-    private synchronized CompletableFuture<Void> begin(boolean quietUntilLoaded) {
-        Facades.requireLatent(cache, this);
-        BatonCacheListener.Builder listener = BatonCacheListener.builder()
-                .forNodeCache(() -> Facades.dispatch(listeners, NodeCacheListener::nodeChanged));
-        if (quietUntilLoaded) {
-            listener.afterInitialized();
+    private CompletableFuture<Void> begin(boolean quietUntilLoaded) {
+        synchronized (lock) {
+            Facades.requireLatent(cache, this);
+            BatonCacheListener.Builder listener = BatonCacheListener.builder()
+                    .forNodeCache(() -> Facades.dispatch(listeners, NodeCacheListener::nodeChanged));
+            if (quietUntilLoaded) {
+                listener.afterInitialized();
+            }
+            cache.listenable().addListener(listener.build());
+            return cache.startAsync();
         }
-        cache.listenable().addListener(listener.build());
-        return cache.startAsync();
     }
 
     /**

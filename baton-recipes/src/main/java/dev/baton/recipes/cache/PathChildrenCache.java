@@ -66,6 +66,7 @@ public final class PathChildrenCache implements AutoCloseable {
         POST_INITIALIZED_EVENT
     }
 
+    private final Object lock = new Object();
     private final BatonClient client;
     private final String path;
     private final BatonCache cache;
@@ -133,18 +134,20 @@ public final class PathChildrenCache implements AutoCloseable {
         }
     }
 
-    private synchronized CompletableFuture<Void> begin(StartMode mode) {
-        Facades.requireLatent(cache, this);
-        PathChildrenCacheListener dispatch = (c, event) -> Facades.dispatch(listeners, l -> l.childEvent(c, event));
-        BatonCacheListener children = new Adapters.PathChildren(path, client, dispatch,
-                mode == StartMode.POST_INITIALIZED_EVENT);
-        cache.listenable().addListener(new Adapters.Composite(List.of(children),
-                mode == StartMode.BUILD_INITIAL_CACHE));
-        cache.listenable().addListener(pathKeeper);
-        // Sent before the cache's own requests: one session's requests are handled in order, so the initial load
-        // finds the path.
-        ensurePath();
-        return cache.startAsync();
+    private CompletableFuture<Void> begin(StartMode mode) {
+        synchronized (lock) {
+            Facades.requireLatent(cache, this);
+            PathChildrenCacheListener dispatch = (c, event) -> Facades.dispatch(listeners, l -> l.childEvent(c, event));
+            BatonCacheListener children = new Adapters.PathChildren(path, client, dispatch,
+                    mode == StartMode.POST_INITIALIZED_EVENT);
+            cache.listenable().addListener(new Adapters.Composite(List.of(children),
+                    mode == StartMode.BUILD_INITIAL_CACHE));
+            cache.listenable().addListener(pathKeeper);
+            // Sent before the cache's own requests: one session's requests are handled in order, so the initial load
+            // finds the path.
+            ensurePath();
+            return cache.startAsync();
+        }
     }
 
     private void pathEvent(BatonCacheListener.Type type, ChildData oldData, ChildData data) {

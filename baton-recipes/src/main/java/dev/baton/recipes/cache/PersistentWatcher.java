@@ -63,6 +63,7 @@ import org.slf4j.LoggerFactory;
 public final class PersistentWatcher implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(PersistentWatcher.class);
 
+    private final Object lock = new Object();
     private final BatonClient client;
     private final Lifecycle lifecycle;
     private final String basePath;
@@ -79,7 +80,7 @@ public final class PersistentWatcher implements AutoCloseable {
         }
     };
 
-    // Guarded by this.
+    // Guarded by lock.
     private long generation;
     /** The one-shot imitation of the watch, on a server without persistent watches; else null. */
     private OneShotWatch oneShot;
@@ -114,7 +115,7 @@ public final class PersistentWatcher implements AutoCloseable {
      */
     public void start() {
         long gen;
-        synchronized (this) {
+        synchronized (lock) {
             lifecycle.start();
             gen = ++generation;
         }
@@ -129,7 +130,7 @@ public final class PersistentWatcher implements AutoCloseable {
             Throwable cause = Failures.unwrap(added.handle((ok, error) -> error).join());
             if (cause instanceof UnsupportedServerFeatureException unsupported) {
                 // Refused before anything was sent: undo the start, leaving nothing registered.
-                synchronized (this) {
+                synchronized (lock) {
                     lifecycle.close();
                     generation++;
                 }
@@ -167,7 +168,7 @@ public final class PersistentWatcher implements AutoCloseable {
      */
     @Override
     public void close() {
-        synchronized (this) {
+        synchronized (lock) {
             boolean started = lifecycle.close() == Lifecycle.State.STARTED;
             generation++;
             if (!started) {
@@ -176,7 +177,7 @@ public final class PersistentWatcher implements AutoCloseable {
         }
         stopListening();
         OneShotWatch fallback;
-        synchronized (this) {
+        synchronized (lock) {
             fallback = oneShot;
         }
         if (fallback != null) {
@@ -188,7 +189,7 @@ public final class PersistentWatcher implements AutoCloseable {
 
     /** The client closed while the watcher was started: the listeners hear of it once, as a closed event. */
     private void clientClosed() {
-        synchronized (this) {
+        synchronized (lock) {
             if (lifecycle.close() != Lifecycle.State.STARTED) {
                 return;
             }
@@ -243,7 +244,7 @@ public final class PersistentWatcher implements AutoCloseable {
                 return;
             }
             WatchRemoval.registered(client, watcher, basePath, mode());
-            synchronized (this) {
+            synchronized (lock) {
                 if (lifecycle.state() == Lifecycle.State.CLOSED) {
                     WatchRemoval.remove(client, watcher, basePath, mode(), "PersistentWatcher", true);
                     return;
@@ -255,7 +256,7 @@ public final class PersistentWatcher implements AutoCloseable {
 
     /** The watch is in place: the reset listeners hear of it, unless a newer registration is under way. */
     private void registered(long gen) {
-        synchronized (this) {
+        synchronized (lock) {
             if (gen != generation || lifecycle.state() != Lifecycle.State.STARTED) {
                 return;
             }
@@ -270,7 +271,7 @@ public final class PersistentWatcher implements AutoCloseable {
      */
     private void unsupported(long gen, UnsupportedServerFeatureException cause) {
         if (recursive) {
-            synchronized (this) {
+            synchronized (lock) {
                 if (gen != generation || lifecycle.close() != Lifecycle.State.STARTED) {
                     return;
                 }
@@ -281,7 +282,7 @@ public final class PersistentWatcher implements AutoCloseable {
             return;
         }
         OneShotWatch fallback;
-        synchronized (this) {
+        synchronized (lock) {
             if (gen != generation || lifecycle.state() != Lifecycle.State.STARTED) {
                 return;
             }
@@ -306,7 +307,7 @@ public final class PersistentWatcher implements AutoCloseable {
     }
 
     private void process(WatchedEvent event) {
-        synchronized (this) {
+        synchronized (lock) {
             if (!lifecycle.isStarted()) {
                 return;
             }
@@ -319,7 +320,7 @@ public final class PersistentWatcher implements AutoCloseable {
             return;
         }
         long gen;
-        synchronized (this) {
+        synchronized (lock) {
             if (!lifecycle.isStarted()) {
                 return;
             }

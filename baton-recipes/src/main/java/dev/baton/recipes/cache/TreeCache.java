@@ -43,6 +43,7 @@ import org.slf4j.LoggerFactory;
 public final class TreeCache implements AutoCloseable, Iterable<ChildData> {
     private static final Logger LOG = LoggerFactory.getLogger(TreeCache.class);
 
+    private final Object lock = new Object();
     private final BatonClient client;
     private final String path;
     private final BatonCache cache;
@@ -160,12 +161,14 @@ public final class TreeCache implements AutoCloseable, Iterable<ChildData> {
      * @return this cache
      * @throws IllegalStateException if already started or closed
      */
-    public synchronized TreeCache start() {
-        Facades.requireLatent(cache, this);
-        TreeCacheListener dispatch = (c, event) -> Facades.dispatch(listeners, l -> l.childEvent(c, event));
-        cache.listenable().addListener(new Adapters.Composite(List.of(new Adapters.Tree(client, dispatch)), false));
-        cache.start();
-        return this;
+    public TreeCache start() {
+        synchronized (lock) {
+            Facades.requireLatent(cache, this);
+            TreeCacheListener dispatch = (c, event) -> Facades.dispatch(listeners, l -> l.childEvent(c, event));
+            cache.listenable().addListener(new Adapters.Composite(List.of(new Adapters.Tree(client, dispatch)), false));
+            cache.start();
+            return this;
+        }
     }
 
     /**

@@ -6,6 +6,7 @@ import dev.baton.internal.ErrorSink;
 import dev.baton.internal.Failures;
 import dev.baton.internal.Lifecycle;
 import dev.baton.internal.ListenerContainer;
+import dev.baton.internal.Monitor;
 import dev.baton.internal.Requests;
 import dev.baton.internal.SerialExecutor;
 import dev.baton.state.ConnectionState;
@@ -99,11 +100,12 @@ public final class LeaderLatch implements AutoCloseable {
     private final CloseMode closeMode;
     private final ListenerContainer<LeaderLatchListener> listeners;
     private final SerialExecutor notifications = new SerialExecutor(Runnable::run);
+    private final Monitor lock = new Monitor();
     private final ConnectionStateListener connectionListener = this::connectionStateChanged;
     private final Watcher watchedWatcher = this::watchedChanged;
     private final Watcher ownNodeWatcher = this::ownNodeChanged;
 
-    // Guarded by this.
+    // Guarded by lock.
     private long generation;
     private String ourPath;
     private long ourSession;
@@ -187,7 +189,7 @@ public final class LeaderLatch implements AutoCloseable {
         long gen;
         String old;
         CompletableFuture<Void> attempt = new CompletableFuture<>();
-        synchronized (this) {
+        synchronized (lock) {
             if (!lifecycle.isStarted()) {
                 return;
             }
@@ -218,7 +220,7 @@ public final class LeaderLatch implements AutoCloseable {
                     }
                     boolean current;
                     List<String> listing = null;
-                    synchronized (this) {
+                    synchronized (lock) {
                         current = lifecycle.isStarted() && gen == generation;
                         if (current) {
                             ourPath = path;
@@ -259,7 +261,7 @@ public final class LeaderLatch implements AutoCloseable {
      */
     private void firstListing(long gen, List<String> children) {
         String path;
-        synchronized (this) {
+        synchronized (lock) {
             if (!lifecycle.isStarted() || gen != generation) {
                 return;
             }
@@ -283,7 +285,7 @@ public final class LeaderLatch implements AutoCloseable {
                 decide(gen, children);
                 return;
             }
-            synchronized (this) {
+            synchronized (lock) {
                 if (!lifecycle.isStarted() || gen != generation) {
                     return;
                 }
@@ -299,7 +301,7 @@ public final class LeaderLatch implements AutoCloseable {
     /** Leads, or watches a node ahead of ours, on a listing that came after our node was created. */
     private void decide(long gen, List<String> children) {
         String path;
-        synchronized (this) {
+        synchronized (lock) {
             if (!lifecycle.isStarted() || gen != generation || ourPath == null) {
                 return; // a newer round decides, or the node's deletion queues one
             }
@@ -328,7 +330,7 @@ public final class LeaderLatch implements AutoCloseable {
 
     private boolean belongsToCurrentSession() {
         long session;
-        synchronized (this) {
+        synchronized (lock) {
             session = ourSession;
         }
         try {
@@ -344,7 +346,7 @@ public final class LeaderLatch implements AutoCloseable {
      * only other one, its deletion makes us wait for {@code then}; otherwise it makes us list the queue again.
      */
     private void watchAhead(long gen, String node, boolean leadsWhenGone, String then) {
-        synchronized (this) {
+        synchronized (lock) {
             watchedPath = node;
             leadsWhenWatchedGoes = leadsWhenGone;
             onlyOtherAhead = then;
@@ -363,7 +365,7 @@ public final class LeaderLatch implements AutoCloseable {
         long gen;
         boolean again;
         String then;
-        synchronized (this) {
+        synchronized (lock) {
             if (!lifecycle.isStarted() || !event.getPath().equals(watchedPath)) {
                 return;
             }
@@ -385,7 +387,7 @@ public final class LeaderLatch implements AutoCloseable {
     private void watchedGone(long gen, String node) {
         boolean lead;
         String next;
-        synchronized (this) {
+        synchronized (lock) {
             if (!lifecycle.isStarted() || gen != generation || !node.equals(watchedPath)) {
                 return;
             }
@@ -407,7 +409,7 @@ public final class LeaderLatch implements AutoCloseable {
         if (event.getType() != Watcher.Event.EventType.NodeDeleted) {
             return;
         }
-        synchronized (this) {
+        synchronized (lock) {
             if (!lifecycle.isStarted() || !event.getPath().equals(ourPath)) {
                 return;
             }
@@ -419,7 +421,7 @@ public final class LeaderLatch implements AutoCloseable {
     private void connectionStateChanged(BatonClient c, ConnectionState newState) {
         long gen;
         String path;
-        synchronized (this) {
+        synchronized (lock) {
             if (!lifecycle.isStarted()) {
                 return;
             }
@@ -443,7 +445,7 @@ public final class LeaderLatch implements AutoCloseable {
                         return; // the next RECONNECTED tries again
                     }
                     long session;
-                    synchronized (this) {
+                    synchronized (lock) {
                         session = ourSession;
                     }
                     if (stat != null && stat.getEphemeralOwner() == session && belongsToCurrentSession()) {
@@ -460,12 +462,12 @@ public final class LeaderLatch implements AutoCloseable {
 
     private void setLeadership(boolean newValue) {
         List<CompletableFuture<Void>> waiting = List.of();
-        synchronized (this) {
+        synchronized (lock) {
             if (leader == newValue || newValue && !lifecycle.isStarted()) {
                 return;
             }
             leader = newValue;
-            notifyAll();
+            lock.signalAll();
             if (newValue) {
                 waiting = List.copyOf(leadershipWaiters);
                 leadershipWaiters.clear();
@@ -489,13 +491,11 @@ public final class LeaderLatch implements AutoCloseable {
      * @throws IllegalStateException if the latch is not started, or is closed while waiting
      */
     public void await() throws InterruptedException {
-        synchronized (this) {
+        synchronized (lock) {
             if (lifecycle.isStarted() && !leader) {
                 Requests.requireNotEventThread(client, "wait for the leadership of " + latchPath);
             }
-            while (lifecycle.isStarted() && !leader) {
-                wait();
-            }
+            lock.await(() -> !lifecycle.isStarted() || leader);
             lifecycle.requireStarted();
         }
     }
@@ -516,16 +516,12 @@ public final class LeaderLatch implements AutoCloseable {
             throw new IllegalArgumentException("timeout must be >= 0, was " + timeout);
         }
         long deadline = System.nanoTime() + unit.toNanos(timeout);
-        synchronized (this) {
+        synchronized (lock) {
             if (lifecycle.isStarted() && !leader && timeout > 0) {
                 Requests.requireNotEventThread(client, "wait for the leadership of " + latchPath);
             }
-            while (lifecycle.isStarted() && !leader) {
-                long leftMs = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
-                if (leftMs <= 0) {
-                    return false;
-                }
-                wait(leftMs);
+            if (!lock.await(() -> !lifecycle.isStarted() || leader, deadline)) {
+                return false;
             }
             lifecycle.requireStarted();
             return leader;
@@ -544,7 +540,7 @@ public final class LeaderLatch implements AutoCloseable {
      */
     public CompletableFuture<Void> awaitAsync() {
         CompletableFuture<Void> led = new CompletableFuture<>();
-        synchronized (this) {
+        synchronized (lock) {
             lifecycle.requireStarted();
             if (leader) {
                 return CompletableFuture.completedFuture(null);
@@ -552,7 +548,7 @@ public final class LeaderLatch implements AutoCloseable {
             leadershipWaiters.add(led);
         }
         led.whenComplete((v, e) -> {
-            synchronized (this) {
+            synchronized (lock) {
                 leadershipWaiters.remove(led); // cancelled, or failed by close: forget it
             }
         });
@@ -560,8 +556,10 @@ public final class LeaderLatch implements AutoCloseable {
     }
 
     /** @return how many {@link #awaitAsync()} futures are waiting (for tests) */
-    synchronized int awaitingCount() {
-        return leadershipWaiters.size();
+    int awaitingCount() {
+        synchronized (lock) {
+            return leadershipWaiters.size();
+        }
     }
 
     /** @return where this latch is in its life */
@@ -570,8 +568,10 @@ public final class LeaderLatch implements AutoCloseable {
     }
 
     /** @return true if this latch is started and leads now */
-    public synchronized boolean hasLeadership() {
-        return lifecycle.isStarted() && leader;
+    public boolean hasLeadership() {
+        synchronized (lock) {
+            return lifecycle.isStarted() && leader;
+        }
     }
 
     /** @return this participant's id */
@@ -585,8 +585,10 @@ public final class LeaderLatch implements AutoCloseable {
     }
 
     /** @return the path of this latch's node, or null before it is created */
-    public synchronized String getOurPath() {
-        return ourPath;
+    public String getOurPath() {
+        synchronized (lock) {
+            return ourPath;
+        }
     }
 
     /**
@@ -596,8 +598,10 @@ public final class LeaderLatch implements AutoCloseable {
      *
      * @return the token while leading, empty otherwise
      */
-    public synchronized OptionalLong fencingToken() {
-        return lifecycle.isStarted() && leader ? OptionalLong.of(ourCzxid) : OptionalLong.empty();
+    public OptionalLong fencingToken() {
+        synchronized (lock) {
+            return lifecycle.isStarted() && leader ? OptionalLong.of(ourCzxid) : OptionalLong.empty();
+        }
     }
 
     /**
@@ -608,7 +612,7 @@ public final class LeaderLatch implements AutoCloseable {
      */
     public Duration safeFor() {
         long session;
-        synchronized (this) {
+        synchronized (lock) {
             if (!lifecycle.isStarted() || !leader) {
                 return Duration.ZERO;
             }
@@ -695,7 +699,7 @@ public final class LeaderLatch implements AutoCloseable {
         boolean wasStarted;
         CompletableFuture<Void> pending;
         List<CompletableFuture<Void>> waiting;
-        synchronized (this) {
+        synchronized (lock) {
             wasStarted = lifecycle.close() == Lifecycle.State.STARTED;
             generation++;
             path = ourPath;
@@ -703,7 +707,7 @@ public final class LeaderLatch implements AutoCloseable {
             watched = watchedPath;
             ourPath = null;
             watchedPath = null;
-            notifyAll();
+            lock.signalAll();
             waiting = List.copyOf(leadershipWaiters);
             leadershipWaiters.clear();
         }
@@ -717,7 +721,7 @@ public final class LeaderLatch implements AutoCloseable {
             listeners.clear();
         }
         boolean wasLeader;
-        synchronized (this) {
+        synchronized (lock) {
             wasLeader = leader;
             leader = false;
         }

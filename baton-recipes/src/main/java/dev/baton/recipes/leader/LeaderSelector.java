@@ -58,6 +58,7 @@ public final class LeaderSelector implements AutoCloseable {
     /** Runs takeLeadership for selectors given no executor; a thread lives only while a selector leads. */
     private static final ExecutorService SHARED_EXECUTOR = sharedExecutor();
 
+    private final Object lock = new Object();
     private final BatonClient client;
     private final Lifecycle lifecycle;
     private final String leaderPath;
@@ -65,7 +66,7 @@ public final class LeaderSelector implements AutoCloseable {
     private final LeaderSelectorListener listener;
     private final ConnectionStateListener connectionListener = this::connectionStateChanged;
 
-    // Guarded by this.
+    // Guarded by lock.
     private String id = "";
     private boolean autoRequeue;
     private boolean queued;
@@ -125,18 +126,24 @@ public final class LeaderSelector implements AutoCloseable {
      * @param id the id
      * @throws NullPointerException if {@code id} is null
      */
-    public synchronized void setId(String id) {
-        this.id = Objects.requireNonNull(id, "id");
+    public void setId(String id) {
+        synchronized (lock) {
+            this.id = Objects.requireNonNull(id, "id");
+        }
     }
 
     /** @return this participant's id ({@code ""} unless set) */
-    public synchronized String getId() {
-        return id;
+    public String getId() {
+        synchronized (lock) {
+            return id;
+        }
     }
 
     /** Makes the selector queue again each time its leadership ends, until closed. */
-    public synchronized void autoRequeue() {
-        autoRequeue = true;
+    public void autoRequeue() {
+        synchronized (lock) {
+            autoRequeue = true;
+        }
     }
 
     /**
@@ -199,7 +206,7 @@ public final class LeaderSelector implements AutoCloseable {
     private Queued enqueue() {
         CompletableFuture<Hold> started;
         CompletableFuture<Void> newTurn = new CompletableFuture<>();
-        synchronized (this) {
+        synchronized (lock) {
             lifecycle.requireStarted();
             if (queued) {
                 return new Queued(false, turn);
@@ -223,7 +230,7 @@ public final class LeaderSelector implements AutoCloseable {
     /** A cancelled turn: give the attempt up, or end the leadership. */
     private void turnCancelled(CompletableFuture<Void> cancelled) {
         CompletableFuture<Hold> pending = null;
-        synchronized (this) {
+        synchronized (lock) {
             if (turn != cancelled) {
                 return; // over already
             }
@@ -243,7 +250,7 @@ public final class LeaderSelector implements AutoCloseable {
 
     private void acquired(Hold acquired, Throwable error) {
         CompletableFuture<Void> over;
-        synchronized (this) {
+        synchronized (lock) {
             attempt = null;
             if (error != null || acquired == null || !lifecycle.isStarted()) {
                 queued = false;
@@ -275,7 +282,7 @@ public final class LeaderSelector implements AutoCloseable {
     }
 
     private void lead() {
-        synchronized (this) {
+        synchronized (lock) {
             leaderThread = Thread.currentThread();
             if (interruptRequested || !lifecycle.isStarted()) {
                 leaderThread.interrupt();
@@ -293,7 +300,7 @@ public final class LeaderSelector implements AutoCloseable {
                 LOG.error("LeaderSelector {}: takeLeadership threw", leaderPath, t);
             }
         } finally {
-            synchronized (this) {
+            synchronized (lock) {
                 leaderThread = null;
             }
             Thread.interrupted(); // leave the pool's thread as we found it
@@ -309,7 +316,7 @@ public final class LeaderSelector implements AutoCloseable {
         Hold ended;
         boolean again;
         CompletableFuture<Void> over;
-        synchronized (this) {
+        synchronized (lock) {
             ended = hold;
             hold = null;
             queued = false;
@@ -355,7 +362,7 @@ public final class LeaderSelector implements AutoCloseable {
     private void leaveQueueOfLostSession() {
         CompletableFuture<Hold> waiting;
         boolean again;
-        synchronized (this) {
+        synchronized (lock) {
             if (!lifecycle.isStarted() || attempt == null) {
                 return;
             }
@@ -376,17 +383,21 @@ public final class LeaderSelector implements AutoCloseable {
      * Interrupts the thread running {@code takeLeadership}, ending the current leadership (and, with
      * auto-requeue, queueing again). Does nothing when not leading.
      */
-    public synchronized void interruptLeadership() {
-        if (leaderThread != null) {
-            leaderThread.interrupt();
-        } else if (hold != null) {
-            interruptRequested = true; // takeLeadership has not started yet
+    public void interruptLeadership() {
+        synchronized (lock) {
+            if (leaderThread != null) {
+                leaderThread.interrupt();
+            } else if (hold != null) {
+                interruptRequested = true; // takeLeadership has not started yet
+            }
         }
     }
 
     /** @return true while this selector's {@code takeLeadership} runs */
-    public synchronized boolean hasLeadership() {
-        return hold != null && lifecycle.isStarted();
+    public boolean hasLeadership() {
+        synchronized (lock) {
+            return hold != null && lifecycle.isStarted();
+        }
     }
 
     /** @return the election's path */
@@ -398,8 +409,10 @@ public final class LeaderSelector implements AutoCloseable {
      * @return the fencing token of the current leadership (the czxid of this selector's node, strictly
      *         increasing across successive leaders), empty when not leading
      */
-    public synchronized OptionalLong fencingToken() {
-        return hold != null && hold.isHeld() ? OptionalLong.of(hold.fencingToken()) : OptionalLong.empty();
+    public OptionalLong fencingToken() {
+        synchronized (lock) {
+            return hold != null && hold.isHeld() ? OptionalLong.of(hold.fencingToken()) : OptionalLong.empty();
+        }
     }
 
     /**
@@ -408,7 +421,7 @@ public final class LeaderSelector implements AutoCloseable {
      */
     public Duration safeFor() {
         Hold current;
-        synchronized (this) {
+        synchronized (lock) {
             current = hold;
         }
         return current == null ? Duration.ZERO : current.safeFor();
@@ -445,7 +458,7 @@ public final class LeaderSelector implements AutoCloseable {
         CompletableFuture<Hold> pending;
         InterProcessMutex pendingMutex;
         CompletableFuture<Void> leading = null;
-        synchronized (this) {
+        synchronized (lock) {
             boolean started = lifecycle.close() == Lifecycle.State.STARTED;
             if (!started) {
                 return;

@@ -12,6 +12,7 @@ import org.slf4j.LoggerFactory;
 final class QueueHold implements Hold, ConnectionStateListener {
     private static final Logger LOG = LoggerFactory.getLogger(QueueHold.class);
 
+    private final Object lock = new Object();
     private final LockQueue queue;
     private final String nodePath;
     private final long czxid;
@@ -87,7 +88,7 @@ final class QueueHold implements Hold, ConnectionStateListener {
     }
 
     private void setState(HoldState newState) {
-        synchronized (this) {
+        synchronized (lock) {
             if (state == newState || state == HoldState.LOST || released) {
                 return;
             }
@@ -98,7 +99,7 @@ final class QueueHold implements Hold, ConnectionStateListener {
 
     @Override
     public void release() {
-        synchronized (this) {
+        synchronized (lock) {
             if (released) {
                 return;
             }

@@ -5,6 +5,7 @@ import dev.baton.internal.BatonPaths;
 import dev.baton.internal.Failures;
 import dev.baton.internal.Lifecycle;
 import dev.baton.internal.ListenerContainer;
+import dev.baton.internal.Monitor;
 import dev.baton.internal.Requests;
 import dev.baton.internal.SerialExecutor;
 import dev.baton.listen.Listenable;
@@ -63,12 +64,13 @@ public final class PersistentNode implements AutoCloseable {
     private final CreateMode mode;
     private final boolean useProtection;
     private final String basePath;
+    private final Monitor lock = new Monitor();
     private final Watcher watcher = this::watched;
     private final ConnectionStateListener connectionListener = this::connectionStateChanged;
     private final ListenerContainer<PersistentNodeListener> listeners;
     private final SerialExecutor notifications = new SerialExecutor(Runnable::run);
 
-    // Guarded by this.
+    // Guarded by lock.
     private byte[] data;
     private String actualPath;
     /** Bumped for every create attempt and by close; answers of older attempts are ignored. */
@@ -135,21 +137,14 @@ public final class PersistentNode implements AutoCloseable {
             throw new IllegalArgumentException("timeout must be >= 0, was " + timeout);
         }
         long deadline = System.nanoTime() + unit.toNanos(timeout);
-        synchronized (this) {
-            while (true) {
-                lifecycle.requireStarted();
-                if (initialCreateDone) {
-                    return true;
-                }
-                if (timeout > 0) {
-                    Requests.requireNotEventThread(client, "wait for the node " + basePath + " to be created");
-                }
-                long leftMs = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
-                if (leftMs <= 0) {
-                    return false;
-                }
-                wait(leftMs);
+        synchronized (lock) {
+            lifecycle.requireStarted();
+            if (!initialCreateDone && timeout > 0) {
+                Requests.requireNotEventThread(client, "wait for the node " + basePath + " to be created");
             }
+            boolean done = lock.await(() -> !lifecycle.isStarted() || initialCreateDone, deadline);
+            lifecycle.requireStarted();
+            return done;
         }
     }
 
@@ -164,7 +159,7 @@ public final class PersistentNode implements AutoCloseable {
      */
     public CompletableFuture<Void> waitForInitialCreateAsync() {
         CompletableFuture<Void> created = new CompletableFuture<>();
-        synchronized (this) {
+        synchronized (lock) {
             lifecycle.requireStarted();
             if (initialCreateDone) {
                 return CompletableFuture.completedFuture(null);
@@ -172,7 +167,7 @@ public final class PersistentNode implements AutoCloseable {
             createWaiters.add(created);
         }
         created.whenComplete((v, e) -> {
-            synchronized (this) {
+            synchronized (lock) {
                 createWaiters.remove(created); // cancelled, or failed by close: forget it
             }
         });
@@ -180,8 +175,10 @@ public final class PersistentNode implements AutoCloseable {
     }
 
     /** @return how many {@link #waitForInitialCreateAsync()} futures are waiting (for tests) */
-    synchronized int waitingCount() {
-        return createWaiters.size();
+    int waitingCount() {
+        synchronized (lock) {
+            return createWaiters.size();
+        }
     }
 
     /**
@@ -198,13 +195,17 @@ public final class PersistentNode implements AutoCloseable {
      * @return the path of the node this instance has now, or null while it has none (not yet created, or
      *         being re-created)
      */
-    public synchronized String getActualPath() {
-        return actualPath;
+    public String getActualPath() {
+        synchronized (lock) {
+            return actualPath;
+        }
     }
 
     /** @return a copy of the data this node has (or will have when it is created again) */
-    public synchronized byte[] getData() {
-        return data.clone();
+    public byte[] getData() {
+        synchronized (lock) {
+            return data.clone();
+        }
     }
 
     /**
@@ -221,7 +222,7 @@ public final class PersistentNode implements AutoCloseable {
         Objects.requireNonNull(newData, "newData");
         byte[] copy = newData.clone();
         String path;
-        synchronized (this) {
+        synchronized (lock) {
             lifecycle.requireStarted();
             data = copy;
             path = actualPath;
@@ -232,7 +233,7 @@ public final class PersistentNode implements AutoCloseable {
         }
         try {
             client.setData().forPath(path, copy);
-            synchronized (this) {
+            synchronized (lock) {
                 if (data == copy) {
                     dataDirty = false;
                 }
@@ -262,13 +263,13 @@ public final class PersistentNode implements AutoCloseable {
         CompletableFuture<Void> pending;
         boolean started;
         List<CompletableFuture<Void>> waiting;
-        synchronized (this) {
+        synchronized (lock) {
             started = lifecycle.close() == Lifecycle.State.STARTED;
             generation++;
             path = actualPath;
             actualPath = null;
             pending = creating ? attempt : null;
-            notifyAll();
+            lock.signalAll();
             waiting = List.copyOf(createWaiters);
             createWaiters.clear();
         }
@@ -308,7 +309,7 @@ public final class PersistentNode implements AutoCloseable {
     private void create() {
         long gen;
         byte[] bytes;
-        synchronized (this) {
+        synchronized (lock) {
             if (!lifecycle.isStarted() || creating) {
                 return;
             }
@@ -360,7 +361,7 @@ public final class PersistentNode implements AutoCloseable {
      */
     private void takeOver(long gen) {
         byte[] bytes;
-        synchronized (this) {
+        synchronized (lock) {
             bytes = gen == generation ? data : null;
         }
         if (bytes == null) {
@@ -390,14 +391,14 @@ public final class PersistentNode implements AutoCloseable {
         boolean keep;
         CompletableFuture<Void> done;
         List<CompletableFuture<Void>> waiting = List.of();
-        synchronized (this) {
+        synchronized (lock) {
             keep = lifecycle.isStarted() && gen == generation;
             done = attempt;
             creating = false;
             if (keep) {
                 actualPath = path;
                 initialCreateDone = true;
-                notifyAll();
+                lock.signalAll();
                 waiting = List.copyOf(createWaiters);
                 createWaiters.clear();
             }
@@ -424,7 +425,7 @@ public final class PersistentNode implements AutoCloseable {
     /** The attempt in flight is over without a node. */
     private void settle() {
         CompletableFuture<Void> done;
-        synchronized (this) {
+        synchronized (lock) {
             creating = false;
             done = attempt;
         }
@@ -454,7 +455,7 @@ public final class PersistentNode implements AutoCloseable {
             return;
         }
         long gen;
-        synchronized (this) {
+        synchronized (lock) {
             if (!lifecycle.isStarted() || !path.equals(actualPath)) {
                 return;
             }
@@ -468,7 +469,7 @@ public final class PersistentNode implements AutoCloseable {
     }
 
     private void lost(long gen, String path) {
-        synchronized (this) {
+        synchronized (lock) {
             if (!lifecycle.isStarted() || gen != generation || !path.equals(actualPath)) {
                 return;
             }
@@ -486,7 +487,7 @@ public final class PersistentNode implements AutoCloseable {
         String path;
         boolean dirty;
         byte[] bytes;
-        synchronized (this) {
+        synchronized (lock) {
             if (!lifecycle.isStarted()) {
                 return;
             }
@@ -515,7 +516,7 @@ public final class PersistentNode implements AutoCloseable {
             } else if (dirty) {
                 client.setData().forPathAsync(path, bytes).whenComplete((s, e) -> {
                     if (e == null) {
-                        synchronized (this) {
+                        synchronized (lock) {
                             if (data == bytes) {
                                 dataDirty = false;
                             }

@@ -53,6 +53,7 @@ public final class PersistentTtlNode implements AutoCloseable {
     public static final int DEFAULT_TOUCH_SCHEDULE_FACTOR = 2;
     private static final byte[] NO_DATA = new byte[0];
 
+    private final Object lock = new Object();
     private final BatonClient client;
     private final PersistentNode node;
     private final long ttlMs;
@@ -60,7 +61,7 @@ public final class PersistentTtlNode implements AutoCloseable {
     private final Duration touchInterval;
     private final PersistentNodeListener touchOnCreate = path -> touch();
 
-    // Guarded by this.
+    // Guarded by lock.
     private boolean started;
     private boolean closed;
     private ScheduledFuture<?> nextTouch;
@@ -127,7 +128,7 @@ public final class PersistentTtlNode implements AutoCloseable {
      * @throws IllegalStateException if already started or closed, or if the client is not started
      */
     public void start() {
-        synchronized (this) {
+        synchronized (lock) {
             if (closed || started) {
                 throw new IllegalStateException(this + " cannot be started: it is " + (closed ? "CLOSED" : "STARTED"));
             }
@@ -207,7 +208,7 @@ public final class PersistentTtlNode implements AutoCloseable {
     }
 
     private void scheduleTouch() {
-        synchronized (this) {
+        synchronized (lock) {
             if (closed) {
                 return;
             }
@@ -224,7 +225,7 @@ public final class PersistentTtlNode implements AutoCloseable {
 
     /** Creates the TTL child, or sets its data (which restarts its TTL), if the container is there. */
     private void touch() {
-        synchronized (this) {
+        synchronized (lock) {
             if (closed || node.getActualPath() == null) {
                 return; // the container's (re-)creation touches again
             }
@@ -252,7 +253,7 @@ public final class PersistentTtlNode implements AutoCloseable {
     public void close() {
         CompletableFuture<?> inFlight;
         boolean wasStarted;
-        synchronized (this) {
+        synchronized (lock) {
             if (closed) {
                 return;
             }

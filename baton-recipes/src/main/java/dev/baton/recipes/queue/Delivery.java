@@ -3,6 +3,7 @@ package dev.baton.recipes.queue;
 import dev.baton.BatonClient;
 import dev.baton.internal.BatonPaths;
 import dev.baton.internal.Failures;
+import dev.baton.internal.Monitor;
 import dev.baton.state.ConnectionState;
 import dev.baton.state.ConnectionStateListener;
 import java.io.IOException;
@@ -79,6 +80,7 @@ final class Delivery<T> implements Watcher, ConnectionStateListener {
     private record Claimed(String name, byte[] data, String lockNode, long session) {
     }
 
+    private final Monitor lock = new Monitor();
     private final BatonClient client;
     private final String queuePath;
     private final String lockPath;
@@ -93,7 +95,7 @@ final class Delivery<T> implements Watcher, ConnectionStateListener {
     /** How long the last item took to consume; {@code Long.MAX_VALUE} before the first. */
     private volatile long lastConsumeNanos = Long.MAX_VALUE;
 
-    // Guarded by this.
+    // Guarded by lock.
     private boolean running;
     private final ArrayDeque<String> pending = new ArrayDeque<>();
     private final Set<String> inFlight = new HashSet<>();
@@ -135,7 +137,7 @@ final class Delivery<T> implements Watcher, ConnectionStateListener {
     }
 
     void start() {
-        synchronized (this) {
+        synchronized (lock) {
             running = true;
         }
         client.getConnectionStateListenable().addListener(this);
@@ -148,7 +150,7 @@ final class Delivery<T> implements Watcher, ConnectionStateListener {
      */
     void close(long waitNanos) {
         List<Claimed> release = new ArrayList<>();
-        synchronized (this) {
+        synchronized (lock) {
             running = false;
             pending.clear();
             if (timer != null) {
@@ -165,7 +167,7 @@ final class Delivery<T> implements Watcher, ConnectionStateListener {
         client.getConnectionStateListenable().removeListener(this);
         removeWatch();
         List<String> locks;
-        synchronized (this) {
+        synchronized (lock) {
             locks = List.copyOf(watchedLocks);
             watchedLocks.clear();
         }
@@ -175,19 +177,13 @@ final class Delivery<T> implements Watcher, ConnectionStateListener {
                         .forPathAsync(lockNode).exceptionally(e -> null);
             }
         }
-        synchronized (this) {
+        synchronized (lock) {
             long deadline = System.nanoTime() + waitNanos;
-            while (!inFlight.isEmpty() && consumingThread != Thread.currentThread()) {
-                long left = deadline - System.nanoTime();
-                if (left <= 0) {
-                    break;
-                }
-                try {
-                    TimeUnit.NANOSECONDS.timedWait(this, left);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    break;
-                }
+            Thread self = Thread.currentThread();
+            try {
+                lock.await(() -> inFlight.isEmpty() || consumingThread == self, deadline);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
             }
         }
     }
@@ -216,7 +212,7 @@ final class Delivery<T> implements Watcher, ConnectionStateListener {
         if (event.getType() == Event.EventType.None) {
             return; // connection events come through the client's listener
         }
-        synchronized (this) {
+        synchronized (lock) {
             dirty = true;
         }
         pump();
@@ -225,7 +221,7 @@ final class Delivery<T> implements Watcher, ConnectionStateListener {
     @Override
     public void stateChanged(BatonClient c, ConnectionState newState) {
         if (newState == ConnectionState.RECONNECTED) {
-            synchronized (this) {
+            synchronized (lock) {
                 dirty = true; // a new session has no watch; and items may have come meanwhile
                 watchedLocks.clear();
             }
@@ -238,7 +234,7 @@ final class Delivery<T> implements Watcher, ConnectionStateListener {
      * window; start consuming the next claimed item; wait for a due time.
      */
     private void pump() {
-        synchronized (this) {
+        synchronized (lock) {
             if (pumping) {
                 repump = true; // the thread pumping now goes round once more (no recursion, one pump at a time)
                 return;
@@ -247,7 +243,7 @@ final class Delivery<T> implements Watcher, ConnectionStateListener {
         }
         while (true) {
             pumpOnce();
-            synchronized (this) {
+            synchronized (lock) {
                 if (!repump) {
                     pumping = false;
                     return;
@@ -259,7 +255,7 @@ final class Delivery<T> implements Watcher, ConnectionStateListener {
 
     private void pumpOnce() {
         Runnable consume = null;
-        synchronized (this) {
+        synchronized (lock) {
             if (running && !listing) {
                 String head = pending.peek();
                 boolean headWaits = head != null && layout.delayMillis(head, System.currentTimeMillis()) > 0;
@@ -313,14 +309,14 @@ final class Delivery<T> implements Watcher, ConnectionStateListener {
     }
 
     private void due() {
-        synchronized (this) {
+        synchronized (lock) {
             timer = null;
         }
         pump();
     }
 
     private void listed(Listing.Result result, Throwable error) {
-        synchronized (this) {
+        synchronized (lock) {
             listing = false;
             if (!running) {
                 // Closed while this listing was on its way: the watch it set came after close removed it.
@@ -396,7 +392,7 @@ final class Delivery<T> implements Watcher, ConnectionStateListener {
             } else if (Failures.code(lockError) == KeeperException.Code.NODEEXISTS) {
                 race = true;
                 if (readError == null) {
-                    synchronized (this) {
+                    synchronized (lock) {
                         heldElsewhere.add(lockNode); // watched if this consumer runs out of work
                     }
                 }
@@ -415,12 +411,12 @@ final class Delivery<T> implements Watcher, ConnectionStateListener {
 
     private void claimed(Claimed item) {
         boolean giveBack;
-        synchronized (this) {
+        synchronized (lock) {
             claims--;
             giveBack = !running && item.lockNode() != null;
             if (giveBack) {
                 inFlight.remove(item.name());
-                notifyAll();
+                lock.signalAll();
             } else {
                 ready.add(item);
             }
@@ -432,13 +428,13 @@ final class Delivery<T> implements Watcher, ConnectionStateListener {
     }
 
     private void lostRace(String name, boolean toAnotherConsumer) {
-        synchronized (this) {
+        synchronized (lock) {
             claims--;
             inFlight.remove(name);
             if (toAnotherConsumer) {
                 lostSinceListing++;
             }
-            notifyAll();
+            lock.signalAll();
         }
         pump();
     }
@@ -467,7 +463,7 @@ final class Delivery<T> implements Watcher, ConnectionStateListener {
                 return;
             }
             if (!client.isConnected()) {
-                synchronized (this) {
+                synchronized (lock) {
                     consuming = false;
                     ready.addFirst(item); // RECONNECTED or LOST pumps again
                 }
@@ -486,17 +482,17 @@ final class Delivery<T> implements Watcher, ConnectionStateListener {
     }
 
     private void dropped(Claimed item) {
-        synchronized (this) {
+        synchronized (lock) {
             consuming = false;
             inFlight.remove(item.name());
-            notifyAll();
+            lock.signalAll();
         }
         pump();
     }
 
     /** Consumes one item node on the executor, then settles it. */
     private void run(Claimed item) {
-        synchronized (this) {
+        synchronized (lock) {
             consumingThread = Thread.currentThread();
         }
         boolean requeue = false;
@@ -525,7 +521,7 @@ final class Delivery<T> implements Watcher, ConnectionStateListener {
             }
         } finally {
             lastConsumeNanos = System.nanoTime() - started;
-            synchronized (this) {
+            synchronized (lock) {
                 consumingThread = null;
                 consuming = false;
             }
@@ -619,7 +615,7 @@ final class Delivery<T> implements Watcher, ConnectionStateListener {
         }
         send(() -> client.checkExists().usingWatcher(lockWatcher).forPathAsync(lockNode)).whenComplete((stat, e) -> {
             if (e != null || stat == null) {
-                synchronized (this) {
+                synchronized (lock) {
                     watchedLocks.remove(lockNode);
                     dirty = true;
                 }
@@ -632,7 +628,7 @@ final class Delivery<T> implements Watcher, ConnectionStateListener {
         if (event.getType() == Event.EventType.None) {
             return;
         }
-        synchronized (this) {
+        synchronized (lock) {
             watchedLocks.remove(event.getPath());
             dirty = true;
         }
@@ -645,16 +641,16 @@ final class Delivery<T> implements Watcher, ConnectionStateListener {
     }
 
     private void markDirty() {
-        synchronized (this) {
+        synchronized (lock) {
             dirty = true;
         }
     }
 
     /** The item is settled (or given up): it may be listed and claimed again. */
     private void settled(String name) {
-        synchronized (this) {
+        synchronized (lock) {
             inFlight.remove(name);
-            notifyAll();
+            lock.signalAll();
         }
     }
 

@@ -47,10 +47,11 @@ final class Listing {
     record Result(List<String> items, boolean unwatched) {
     }
 
+    private final Object lock = new Object();
     private final BatonClient client;
     private final String queuePath;
     private final Layout layout;
-    // Guarded by this.
+    // Guarded by lock.
     private int lastChildren = -1;
     private int averageName = 16;
     private int probedUpTo = -1;
@@ -64,7 +65,7 @@ final class Listing {
     /** Lists the items, with {@code watcher} as the child watch when the queue fits one reply. */
     CompletableFuture<Result> list(Watcher watcher) {
         boolean checkFirst;
-        synchronized (this) {
+        synchronized (lock) {
             checkFirst = lastChildren < 0 || estimate(lastChildren) > limit() / 4;
         }
         if (!checkFirst) {
@@ -74,7 +75,7 @@ final class Listing {
             if (stat == null) {
                 return recreate().thenCompose(v -> list(watcher));
             }
-            synchronized (this) {
+            synchronized (lock) {
                 lastChildren = stat.getNumChildren();
             }
             if (estimate(stat.getNumChildren()) <= limit() / 2) {
@@ -95,7 +96,7 @@ final class Listing {
                         return CompletableFuture.<Result>failedFuture(Failures.unwrap(error));
                     }
                     List<String> items = items(children);
-                    synchronized (this) {
+                    synchronized (lock) {
                         lastChildren = stat.getNumChildren();
                         long total = 0;
                         for (String c : children) {
@@ -117,7 +118,7 @@ final class Listing {
         }
         int top = parent.getCversion() - 1;
         int floor;
-        synchronized (this) {
+        synchronized (lock) {
             floor = Math.max(0, probedUpTo + 1);
             probedUpTo = top;
         }
@@ -184,8 +185,10 @@ final class Listing {
                 });
     }
 
-    private synchronized long estimate(int children) {
-        return (long) children * (averageName + PER_NAME);
+    private long estimate(int children) {
+        synchronized (lock) {
+            return (long) children * (averageName + PER_NAME);
+        }
     }
 
     private int limit() {

@@ -4,12 +4,12 @@ import dev.baton.BatonClient;
 import dev.baton.BatonOp;
 import dev.baton.internal.BatonPaths;
 import dev.baton.internal.Failures;
+import dev.baton.internal.Monitor;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
@@ -61,15 +61,16 @@ final class Producer {
         }
     }
 
+    private final Monitor lock = new Monitor();
     private final BatonClient client;
     private final String markerDirectory;
     /** The queue node's ACL, given to the markers and their container; set by {@link #start}. */
     private volatile List<ACL> acl;
-    /** This session's marker; a new session gets a new one (see {@link #createMarker()}). Guarded by this. */
+    /** This session's marker; a new session gets a new one (see {@link #createMarker()}). Guarded by lock. */
     private String markerPath;
-    /** Whether a marker was ever created (or tried): the next one needs a fresh name. Guarded by this. */
+    /** Whether a marker was ever created (or tried): the next one needs a fresh name. Guarded by lock. */
     private boolean markerTried;
-    // Guarded by this.
+    // Guarded by lock.
     private final ArrayDeque<Put> waiting = new ArrayDeque<>();
     private final ArrayDeque<Put> sent = new ArrayDeque<>();
     private int unanswered;
@@ -120,7 +121,7 @@ final class Producer {
      */
     CompletableFuture<String> put(String pathPrefix, byte[] data) {
         Put put = new Put(pathPrefix, data);
-        synchronized (this) {
+        synchronized (lock) {
             if (closed) {
                 return CompletableFuture.failedFuture(new IllegalStateException("the queue is closed"));
             }
@@ -165,7 +166,7 @@ final class Producer {
 
     private void answered(Put put, String path, Throwable error) {
         Put done = null;
-        synchronized (this) {
+        synchronized (lock) {
             unanswered--;
             if (error == null) {
                 sent.remove(put);
@@ -244,7 +245,7 @@ final class Producer {
             } else if (stat != null && stat.getEphemeralOwner() == rawSession()) {
                 markerReady(stat.getVersion(), null);
             } else {
-                synchronized (this) {
+                synchronized (lock) {
                     busy = false;
                     pump(); // another session's (or gone since): a marker of a fresh name
                 }
@@ -255,7 +256,7 @@ final class Producer {
     /** The marker exists at {@code version} in the current session (or could not be made): sends what waits. */
     private void markerReady(int version, Throwable error) {
         List<Put> failedPuts = new ArrayList<>();
-        synchronized (this) {
+        synchronized (lock) {
             busy = false;
             if (error == null) {
                 markerSession = rawSession();
@@ -288,13 +289,13 @@ final class Producer {
         f.whenComplete((data, error) -> {
             List<Put> applied = new ArrayList<>();
             List<Put> lost = new ArrayList<>();
-            synchronized (this) {
+            synchronized (lock) {
                 busy = false;
                 if (error != null && Failures.isConnectionProblem(error) && session() == session
                         && Failures.code(error) != KeeperException.Code.SESSIONEXPIRED && !closed) {
                     // Still the same session: read again once the connection is back.
                     client.schedule(() -> {
-                        synchronized (this) {
+                        synchronized (lock) {
                             pump();
                         }
                     }, java.time.Duration.ofMillis(100));
@@ -351,9 +352,9 @@ final class Producer {
             }
             put.result.completeExceptionally(Failures.unwrap(error));
         }
-        synchronized (this) {
+        synchronized (lock) {
             outstanding--;
-            notifyAll();
+            lock.signalAll();
         }
     }
 
@@ -379,16 +380,10 @@ final class Producer {
     }
 
     /** Waits until no put is outstanding. */
-    synchronized boolean flush(long nanos) throws InterruptedException {
-        long deadline = System.nanoTime() + nanos;
-        while (outstanding > 0) {
-            long left = deadline - System.nanoTime();
-            if (left <= 0) {
-                return false;
-            }
-            TimeUnit.NANOSECONDS.timedWait(this, left);
+    boolean flush(long nanos) throws InterruptedException {
+        synchronized (lock) {
+            return lock.await(() -> outstanding <= 0, System.nanoTime() + nanos);
         }
-        return true;
     }
 
     /** Fails the puts that were not sent yet, and deletes the marker. */
@@ -396,7 +391,7 @@ final class Producer {
         List<Put> dropped;
         boolean hadMarker;
         String path;
-        synchronized (this) {
+        synchronized (lock) {
             closed = true;
             dropped = new ArrayList<>(waiting);
             waiting.clear();
@@ -410,7 +405,9 @@ final class Producer {
     }
 
     /** @return the marker's path */
-    synchronized String markerPath() {
-        return markerPath;
+    String markerPath() {
+        synchronized (lock) {
+            return markerPath;
+        }
     }
 }

@@ -69,6 +69,7 @@ import org.slf4j.LoggerFactory;
 public final class SharedValue implements SharedValueReader, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(SharedValue.class);
 
+    private final Object lock = new Object();
     private final BatonClient client;
     private final Lifecycle lifecycle;
     private final String path;
@@ -82,7 +83,7 @@ public final class SharedValue implements SharedValueReader, AutoCloseable {
     private final PersistentWatcher nodeWatch;
     private final ConnectionStateListener connectionListener = this::connectionStateChanged;
 
-    // Guarded by this. The array is never handed out: readers get copies.
+    // Guarded by lock. The array is never handed out: readers get copies.
     private VersionedValue<byte[]> current;
     private long currentCzxid;
 
@@ -194,12 +195,14 @@ public final class SharedValue implements SharedValueReader, AutoCloseable {
     }
 
     /** @return the value known, not copied */
-    synchronized VersionedValue<byte[]> known() {
-        lifecycle.requireStarted();
-        if (current == null) {
-            throw new IllegalStateException(name + " " + path + " is starting: its value is not known yet");
+    VersionedValue<byte[]> known() {
+        synchronized (lock) {
+            lifecycle.requireStarted();
+            if (current == null) {
+                throw new IllegalStateException(name + " " + path + " is starting: its value is not known yet");
+            }
+            return current;
         }
-        return current;
     }
 
     @Override
@@ -315,7 +318,7 @@ public final class SharedValue implements SharedValueReader, AutoCloseable {
      */
     @Override
     public void close() {
-        synchronized (this) {
+        synchronized (lock) {
             if (lifecycle.close() == Lifecycle.State.CLOSED) {
                 return;
             }
@@ -328,7 +331,7 @@ public final class SharedValue implements SharedValueReader, AutoCloseable {
     // ---------------------------------------------------------------- keeping current
 
     private void connectionStateChanged(BatonClient c, ConnectionState newState) {
-        synchronized (this) {
+        synchronized (lock) {
             if (!lifecycle.isStarted()) {
                 return;
             }
@@ -337,7 +340,7 @@ public final class SharedValue implements SharedValueReader, AutoCloseable {
     }
 
     private void refresh() {
-        synchronized (this) {
+        synchronized (lock) {
             if (!lifecycle.isStarted()) {
                 return;
             }
@@ -364,7 +367,7 @@ public final class SharedValue implements SharedValueReader, AutoCloseable {
     private void update(Stat stat, byte[] value, boolean notify) {
         VersionedValue<byte[]> next = new VersionedValue<>(stat.getVersion(), value);
         boolean first;
-        synchronized (this) {
+        synchronized (lock) {
             if (!lifecycle.isStarted()) {
                 return;
             }
