@@ -54,7 +54,7 @@ public final class ChaosClient {
         });
         driver.on("queue-left", a -> {
             for (ChaosWorkloads.Workload w : chaos.workloads) {
-                if (w instanceof ChaosWorkloads.QueueWorkload q) {
+                if (w instanceof ChaosQueueWorkloads.QueueWorkload q) {
                     return q.leftOver();
                 }
             }

@@ -483,10 +483,10 @@ final class ChaosRun {
             case MUTEX -> List.of(Checkers.mutualExclusion(), Checkers.fencingTokensIncrease(id),
                     Checkers.liveness(bound, id));
             case DEAF_MUTEX -> List.of(Checkers.mutualExclusion(), Checkers.fencingTokensIncrease(id));
-            case RWLOCK -> List.of(Checkers.readWriteExclusion(ChaosWorkloads.ReadWriteWorkload.WRITE,
-                    ChaosWorkloads.ReadWriteWorkload.READ),
-                    Checkers.fencingTokensIncrease(ChaosWorkloads.ReadWriteWorkload.WRITE));
-            case SEMAPHORE -> List.of(Checkers.atMostHolders(ChaosWorkloads.SemaphoreWorkload.MAX_LEASES));
+            case RWLOCK -> List.of(Checkers.readWriteExclusion(ChaosLockWorkloads.ReadWriteWorkload.WRITE,
+                    ChaosLockWorkloads.ReadWriteWorkload.READ),
+                    Checkers.fencingTokensIncrease(ChaosLockWorkloads.ReadWriteWorkload.WRITE));
+            case SEMAPHORE -> List.of(Checkers.atMostHolders(ChaosLockWorkloads.SemaphoreWorkload.MAX_LEASES));
             case LATCH, SELECTOR -> List.of(Checkers.mutualExclusion(), Checkers.fencingTokensIncrease(id),
                     Checkers.liveness(bound, id));
             case DOUBLE_BARRIER -> List.of(Checkers.barrier(settings.clients()));
@@ -515,8 +515,8 @@ final class ChaosRun {
     private static Predicate<Event> ownEvent(ChaosRecipe recipe) {
         String id = recipe.id();
         return switch (recipe) {
-            case RWLOCK -> e -> e.name().equals(ChaosWorkloads.ReadWriteWorkload.WRITE)
-                    || e.name().equals(ChaosWorkloads.ReadWriteWorkload.READ);
+            case RWLOCK -> e -> e.name().equals(ChaosLockWorkloads.ReadWriteWorkload.WRITE)
+                    || e.name().equals(ChaosLockWorkloads.ReadWriteWorkload.READ);
             case DOUBLE_BARRIER -> e -> e.name().startsWith(id + "-");
             case QUEUE -> e -> e.kind().name().startsWith("ITEM_");
             default -> e -> e.name().equals(id);
