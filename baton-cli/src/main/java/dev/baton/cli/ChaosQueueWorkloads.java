@@ -8,9 +8,7 @@ import dev.baton.cli.ChaosWorkloads.Workload;
 import dev.baton.recipes.queue.DistributedQueue;
 import dev.baton.recipes.queue.QueueBuilder;
 import dev.baton.recipes.queue.QueueConsumer;
-import dev.baton.recipes.queue.QueueSerializer;
 import dev.baton.state.ConnectionState;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.apache.zookeeper.KeeperException;
 
@@ -28,18 +26,6 @@ final class ChaosQueueWorkloads {
      * the queue at least once.
      */
     static final class QueueWorkload extends Workload {
-        private static final QueueSerializer<String> STRINGS = new QueueSerializer<>() {
-            @Override
-            public byte[] serialize(String item) {
-                return item.getBytes(StandardCharsets.UTF_8);
-            }
-
-            @Override
-            public String deserialize(byte[] bytes) {
-                return new String(bytes, StandardCharsets.UTF_8);
-            }
-        };
-
         private final DistributedQueue<String> queue;
         private volatile boolean producing = true;
         private String current; // guarded by monitor: the item being consumed and believed
@@ -75,7 +61,7 @@ final class ChaosQueueWorkloads {
                     }
                 }
             };
-            this.queue = QueueBuilder.builder(ctx.client(), consumer, STRINGS, path(name))
+            this.queue = QueueBuilder.builder(ctx.client(), consumer, Utf8Text.SERIALIZER, path(name))
                     .lockPath(path(name + "-lock")).putInBackground(false).buildQueue();
         }
 

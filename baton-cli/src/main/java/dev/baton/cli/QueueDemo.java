@@ -5,10 +5,8 @@ import dev.baton.BatonClient;
 import dev.baton.recipes.queue.DistributedQueue;
 import dev.baton.recipes.queue.QueueBuilder;
 import dev.baton.recipes.queue.QueueConsumer;
-import dev.baton.recipes.queue.QueueSerializer;
 import dev.baton.retry.ExponentialBackoffRetry;
 import dev.baton.state.ConnectionState;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -29,18 +27,6 @@ final class QueueDemo implements Demo {
     private static final int JOBS_EACH = 5;
     private static final Duration WORK = Duration.ofMillis(300);
     private static final String VICTIM = "carol";
-
-    private static final QueueSerializer<String> TEXT = new QueueSerializer<>() {
-        @Override
-        public byte[] serialize(String item) {
-            return item.getBytes(StandardCharsets.UTF_8);
-        }
-
-        @Override
-        public String deserialize(byte[] bytes) {
-            return new String(bytes, StandardCharsets.UTF_8);
-        }
-    };
 
     @Override
     public String name() {
@@ -87,7 +73,7 @@ final class QueueDemo implements Demo {
                 public void stateChanged(BatonClient c, ConnectionState newState) {
                 }
             };
-            DistributedQueue<String> queue = ctx.closeOnExit(QueueBuilder.builder(client, consumer, TEXT, PATH)
+            DistributedQueue<String> queue = ctx.closeOnExit(QueueBuilder.builder(client, consumer, Utf8Text.SERIALIZER, PATH)
                     .lockPath(LOCKS).finalFlushTime(0, TimeUnit.SECONDS).buildQueue());
             queue.start();
         }
@@ -96,7 +82,7 @@ final class QueueDemo implements Demo {
         for (String producer : List.of("p1", "p2")) {
             BatonClient client = connect(ctx);
             DistributedQueue<String> queue = ctx.closeOnExit(
-                    QueueBuilder.builder(client, null, TEXT, PATH).putInBackground(false).buildQueue());
+                    QueueBuilder.builder(client, null, Utf8Text.SERIALIZER, PATH).putInBackground(false).buildQueue());
             queue.start();
             for (int i = 1; i <= JOBS_EACH; i++) {
                 String job = producer + "-job-" + i;
