@@ -1,5 +1,6 @@
 package dev.baton.cli;
 
+import dev.baton.testing.EmbeddedZooKeeper;
 import dev.baton.testing.RandomFaults.FaultKind;
 import dev.baton.testing.ZooKeeperEnsemble;
 import java.nio.file.Path;
@@ -145,7 +146,7 @@ final class ChaosCommand implements Callable<Integer> {
                     + " needs separate-process servers; leave out --embedded");
         }
         String from = serverVersion != null ? release(serverVersion, "--server-version")
-                : org.apache.zookeeper.Version.getFullVersion().split("[- ,]", 2)[0];
+                : EmbeddedZooKeeper.zooKeeperVersion();
         if (upgradeTo != null) {
             String to = release(upgradeTo, "--upgrade-to");
             if (to.equals(from)) {

@@ -350,7 +350,7 @@ final class ChaosRun {
 
                 @Override
                 public Map<Integer, String> reportedVersions() {
-                    return Map.of(1, org.apache.zookeeper.Version.getFullVersion().split("[- ,]", 2)[0]);
+                    return Map.of(1, EmbeddedZooKeeper.zooKeeperVersion());
                 }
 
                 @Override

@@ -92,7 +92,7 @@ final class DemoContext implements AutoCloseable {
         }
         DemoContext ctx = new DemoContext(out, speed, start, zk, zk.connectString(), settings);
         ctx.log("server", "embedded ZooKeeper listening on %s%s (ZooKeeper %s)", zk.connectString(),
-                settings.describe(), org.apache.zookeeper.Version.getFullVersion().split("[- ,]", 2)[0]);
+                settings.describe(), EmbeddedZooKeeper.zooKeeperVersion());
         return ctx;
     }
 

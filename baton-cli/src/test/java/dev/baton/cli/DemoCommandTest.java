@@ -64,8 +64,7 @@ class DemoCommandTest {
             assertThat(indexOf(lines, "event", "NodeDataChanged /demo/config/db")).isPositive();
             assertThat(indexOf(lines, "event", "NodeDeleted /demo")).isPositive();
             assertThat(result.out()).contains("not stopping a server")
-                    .contains("(--connect): no outage in this run; ZooKeeper " + org.apache.zookeeper.Version
-                            .getFullVersion().split("[- ,]", 2)[0]);
+                    .contains("(--connect): no outage in this run; ZooKeeper " + EmbeddedZooKeeper.zooKeeperVersion());
             assertThat(indexOf(lines, "state", "SUSPENDED")).isEqualTo(-1);
             assertThat(zk.isRunning()).isTrue();
             try (BatonClient client = Baton.newClient(zk.connectString(), new RetryOneTime(100))) {

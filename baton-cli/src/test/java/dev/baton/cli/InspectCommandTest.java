@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.baton.Baton;
 import dev.baton.BatonClient;
 import dev.baton.retry.RetryOneTime;
+import dev.baton.testing.EmbeddedZooKeeper;
 import dev.baton.testing.EmbeddedZooKeeperExtension;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -62,10 +63,10 @@ class InspectCommandTest {
         assertThat(lines.get(3)).contains("latch-0000000002").contains("\"carol\"").endsWith("[#3 waiting]");
         // The server's version, beside the tree.
         assertThat(result.err()).contains(zk.connectString() + ", ZooKeeper "
-                + org.apache.zookeeper.Version.getFullVersion().split("[- ,]", 2)[0]);
+                + EmbeddedZooKeeper.zooKeeperVersion());
         Cli.Result json = baton("inspect", "/election", "--json", "--connect", zk.connectString());
         assertThat(json.out()).contains("\"serverVersion\": \""
-                + org.apache.zookeeper.Version.getFullVersion().split("[- ,]", 2)[0] + "\"");
+                + EmbeddedZooKeeper.zooKeeperVersion() + "\"");
     }
 
     @Test

@@ -176,6 +176,16 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
     }
 
     /**
+     * The ZooKeeper release of this JVM's server classes: the one an embedded server runs, and a
+     * {@link ZooKeeperEnsemble}'s servers unless given another line.
+     *
+     * @return a version such as {@code 3.9.5}
+     */
+    public static String zooKeeperVersion() {
+        return org.apache.zookeeper.Version.getFullVersion().split("[- ,]", 2)[0];
+    }
+
+    /**
      * Starts the server: binds the port (the same one as before after a {@link #stop()}), loads the znodes and
      * sessions from the data directory and begins serving. Returns once clients can connect.
      *

@@ -1631,7 +1631,7 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
                 s.classpath = JavaCommand.currentClasspath();
             }
             if (s.serverVersion == null) {
-                s.serverVersion = org.apache.zookeeper.Version.getFullVersion().split("[- ,]", 2)[0];
+                s.serverVersion = EmbeddedZooKeeper.zooKeeperVersion();
             } else if (s.security != ServerSecurity.NONE) {
                 throw new IllegalStateException("security needs the servers of this JVM's ZooKeeper, not "
                         + s.serverVersion);
