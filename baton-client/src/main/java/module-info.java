@@ -7,6 +7,8 @@
  * Baton's own modules only.
  */
 module dev.baton.client {
+    requires static transitive org.jspecify;
+    requires static com.google.errorprone.annotations;
     requires transitive zookeeper;
     requires org.slf4j;
 

@@ -3,6 +3,8 @@
  * that Baton and Curator clients find each other's registrations.
  */
 module dev.baton.discovery {
+    requires static transitive org.jspecify;
+    requires static com.google.errorprone.annotations;
     requires transitive dev.baton.recipes;
     requires static com.fasterxml.jackson.databind;
     requires org.slf4j;

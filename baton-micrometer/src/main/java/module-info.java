@@ -3,6 +3,8 @@
  * without Spring.
  */
 module dev.baton.micrometer {
+    requires static transitive org.jspecify;
+    requires static com.google.errorprone.annotations;
     requires transitive dev.baton.recipes;
     requires transitive micrometer.core;
 

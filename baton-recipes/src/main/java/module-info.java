@@ -3,6 +3,8 @@
  * wire-compatible with Apache Curator's recipe of the same name, built only on the client's exported API.
  */
 module dev.baton.recipes {
+    requires static transitive org.jspecify;
+    requires static com.google.errorprone.annotations;
     requires transitive dev.baton.client;
     requires org.slf4j;
 

@@ -4,6 +4,8 @@
  * package is open.
  */
 open module dev.baton.spring {
+    requires static transitive org.jspecify;
+    requires static com.google.errorprone.annotations;
     requires transitive dev.baton.recipes;
     requires transitive spring.boot;
     requires transitive spring.boot.autoconfigure;

@@ -3,6 +3,8 @@
  * JUnit 5 extensions, and the history checkers that judge recipes under faults.
  */
 module dev.baton.testing {
+    requires static transitive org.jspecify;
+    requires static com.google.errorprone.annotations;
     requires transitive zookeeper;
     requires transitive org.junit.jupiter.api;
     requires org.slf4j;

@@ -11,12 +11,13 @@ import org.apache.zookeeper.data.ACL;
  */
 public interface ACLProvider {
 
-    /** @return the ACL used when no path-specific ACL applies */
+    /** {@return the ACL used when no path-specific ACL applies} */
     List<ACL> getDefaultAcl();
 
     /**
+     * {@return the ACL for that node; {@link #getDefaultAcl()} if there is nothing specific}
+     *
      * @param path the full path (namespace included) of the node about to be created
-     * @return the ACL for that node; {@link #getDefaultAcl()} if there is nothing specific
      */
     default List<ACL> getAclForPath(String path) {
         return getDefaultAcl();

@@ -15,14 +15,16 @@ import org.apache.zookeeper.Watcher;
 public interface AddWatchBuilder extends Pathable<Void>, Backgroundable<BackgroundPathable> {
 
     /**
+     * {@return this builder}
+     *
      * @param mode {@link AddWatchMode#PERSISTENT} (the default) or {@link AddWatchMode#PERSISTENT_RECURSIVE}
-     * @return this builder
      */
     AddWatchBuilder withMode(AddWatchMode mode);
 
     /**
+     * {@return this builder}
+     *
      * @param watcher told about every change; without it, events go to {@link BatonClient#getEventListenable()}
-     * @return this builder
      */
     AddWatchBuilder usingWatcher(Watcher watcher);
 }

@@ -28,7 +28,7 @@ public record AuthInfo(String scheme, byte[] auth) {
         auth = auth.clone();
     }
 
-    /** @return a copy of the credentials */
+    /** {@return a copy of the credentials} */
     @Override
     public byte[] auth() {
         return auth.clone();

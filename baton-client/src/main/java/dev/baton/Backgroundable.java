@@ -10,20 +10,22 @@ import java.util.concurrent.Executor;
  */
 public interface Backgroundable<B> {
 
-    /** @return the last step; the result goes to the client's {@link BatonClient#getEventListenable()} */
+    /** {@return the last step; the result goes to the client's {@link BatonClient#getEventListenable()}} */
     B inBackground();
 
     /**
+     * {@return the last step}
+     *
      * @param callback receives the result, on ZooKeeper's event thread
-     * @return the last step
      * @throws NullPointerException if {@code callback} is null
      */
     B inBackground(BackgroundCallback callback);
 
     /**
+     * {@return the last step}
+     *
      * @param callback receives the result
      * @param executor where the callback runs
-     * @return the last step
      * @throws NullPointerException if an argument is null
      */
     B inBackground(BackgroundCallback callback, Executor executor);

@@ -59,7 +59,7 @@ public final class Baton {
                 .connectionTimeout(connectionTimeout).retryPolicy(retryPolicy).build();
     }
 
-    /** @return a new builder */
+    /** {@return a new builder} */
     public static Builder builder() {
         return new Builder();
     }
@@ -96,8 +96,9 @@ public final class Baton {
         }
 
         /**
+         * {@return this builder}
+         *
          * @param connectString the servers, such as {@code "zk1:2181,zk2:2181"}
-         * @return this builder
          * @throws IllegalStateException if the servers were already given
          */
         public Builder connectString(String connectString) {
@@ -107,8 +108,9 @@ public final class Baton {
         }
 
         /**
+         * {@return this builder}
+         *
          * @param ensembleProvider supplies the servers
-         * @return this builder
          * @throws IllegalStateException if the servers were already given
          */
         public Builder ensembleProvider(EnsembleProvider ensembleProvider) {
@@ -118,9 +120,10 @@ public final class Baton {
         }
 
         /**
+         * {@return this builder}
+         *
          * @param sessionTimeout the requested session timeout, positive (the server may grant a different one);
          *        default {@link Baton#DEFAULT_SESSION_TIMEOUT}
-         * @return this builder
          */
         public Builder sessionTimeout(Duration sessionTimeout) {
             requireUnset(this.sessionTimeout, "sessionTimeout");
@@ -129,9 +132,10 @@ public final class Baton {
         }
 
         /**
+         * {@return this builder}
+         *
          * @param connectionTimeout how long an operation waits for a connection before it counts as a connection
          *        loss, positive; default {@link Baton#DEFAULT_CONNECTION_TIMEOUT}
-         * @return this builder
          */
         public Builder connectionTimeout(Duration connectionTimeout) {
             requireUnset(this.connectionTimeout, "connectionTimeout");
@@ -140,8 +144,9 @@ public final class Baton {
         }
 
         /**
+         * {@return this builder}
+         *
          * @param retryPolicy the retry policy (required)
-         * @return this builder
          */
         public Builder retryPolicy(RetryPolicy retryPolicy) {
             requireUnset(this.retryPolicy, "retryPolicy");
@@ -166,8 +171,9 @@ public final class Baton {
         }
 
         /**
+         * {@return this builder}
+         *
          * @param aclProvider the ACL for nodes created without one; default {@link DefaultACLProvider}
-         * @return this builder
          */
         public Builder aclProvider(ACLProvider aclProvider) {
             requireUnset(this.aclProvider, "aclProvider");
@@ -200,8 +206,9 @@ public final class Baton {
         }
 
         /**
+         * {@return this builder}
+         *
          * @param compressionProvider how {@code compressed()} data is compressed; default GZIP
-         * @return this builder
          */
         public Builder compressionProvider(CompressionProvider compressionProvider) {
             requireUnset(this.compressionProvider, "compressionProvider");
@@ -209,7 +216,7 @@ public final class Baton {
             return this;
         }
 
-        /** @return this builder; all data written is compressed and all data read is decompressed */
+        /** {@return this builder; all data written is compressed and all data read is decompressed} */
         public Builder enableCompression() {
             requireUnset(this.compressionEnabled, "enableCompression");
             this.compressionEnabled = true;
@@ -217,8 +224,9 @@ public final class Baton {
         }
 
         /**
+         * {@return this builder}
+         *
          * @param canBeReadOnly allow connecting to a server that has lost quorum, in read-only mode
-         * @return this builder
          */
         public Builder canBeReadOnly(boolean canBeReadOnly) {
             requireUnset(this.canBeReadOnly, "canBeReadOnly");
@@ -227,8 +235,9 @@ public final class Baton {
         }
 
         /**
+         * {@return this builder}
+         *
          * @param policy which states recipes treat as errors; default {@link ConnectionStateErrorPolicy#STANDARD}
-         * @return this builder
          */
         public Builder connectionStateErrorPolicy(ConnectionStateErrorPolicy policy) {
             requireUnset(this.errorPolicy, "connectionStateErrorPolicy");
@@ -257,8 +266,9 @@ public final class Baton {
         }
 
         /**
+         * {@return this builder}
+         *
          * @param threadFactory makes the client's two threads; default: daemon threads named {@code baton-...}
-         * @return this builder
          */
         public Builder threadFactory(ThreadFactory threadFactory) {
             requireUnset(this.threadFactory, "threadFactory");
@@ -267,8 +277,9 @@ public final class Baton {
         }
 
         /**
+         * {@return this builder}
+         *
          * @param config ZooKeeper client settings (TLS, SASL) for every handle the client opens
-         * @return this builder
          */
         public Builder zkClientConfig(ZKClientConfig config) {
             requireUnset(this.zkClientConfig, "zkClientConfig");

@@ -6,6 +6,7 @@ import dev.baton.listen.UnhandledErrorListener;
 import dev.baton.state.ConnectionState;
 import dev.baton.state.ConnectionStateErrorPolicy;
 import dev.baton.state.ConnectionStateListener;
+import com.google.errorprone.annotations.CanIgnoreReturnValue;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.ScheduledFuture;
@@ -78,15 +79,15 @@ public interface BatonClient extends AutoCloseable {
      */
     void blockUntilConnected() throws InterruptedException;
 
-    /** @return this client's lifecycle state */
+    /** {@return this client's lifecycle state} */
     State getState();
 
     /**
-     * @return the current connection state; null before the first connection
+     * {@return the current connection state; null before the first connection}
      */
     ConnectionState getConnectionState();
 
-    /** @return true if the client is connected to a server now */
+    /** {@return true if the client is connected to a server now} */
     boolean isConnected();
 
     /**
@@ -101,13 +102,14 @@ public interface BatonClient extends AutoCloseable {
     Optional<String> serverVersion();
 
     /**
-     * @return the current ZooKeeper handle (it changes after a session expiry), for advanced use and tests
+     * {@return the current ZooKeeper handle (it changes after a session expiry), for advanced use and tests}
+     *
      * @throws IllegalStateException if the client is not started or is closed
      */
     ZooKeeper getZooKeeper();
 
     /**
-     * @return the session timeout the server granted, or the requested one before the first connection
+     * {@return the session timeout the server granted, or the requested one before the first connection}
      */
     Duration getSessionTimeout();
 
@@ -125,7 +127,8 @@ public interface BatonClient extends AutoCloseable {
     /**
      * Runs a short task once, after a delay, on the client's scheduler thread (the thread that also runs retries),
      * so that recipes and users can time out or pause asynchronous work without a thread of their own. The task
-     * must not block. Tasks still pending when the client closes are dropped.
+     * must not block. Tasks still pending when the client closes are dropped. An exception the task throws is
+     * logged at error level.
      *
      * @param task what to run
      * @param delay how long from now, {@code >= 0}
@@ -134,6 +137,8 @@ public interface BatonClient extends AutoCloseable {
      * @throws IllegalArgumentException if {@code delay} is negative
      * @throws IllegalStateException if the client is not started or is closed
      */
+    // A task that is never cancelled needs no handle; what it throws is logged, not kept in the future.
+    @CanIgnoreReturnValue
     ScheduledFuture<?> schedule(Runnable task, Duration delay);
 
     /**
@@ -146,13 +151,13 @@ public interface BatonClient extends AutoCloseable {
      */
     boolean isEventThread();
 
-    /** @return listeners of {@link ConnectionState} changes, called in order on the client's event thread */
+    /** {@return listeners of {@link ConnectionState} changes, called in order on the client's event thread} */
     Listenable<ConnectionStateListener> getConnectionStateListenable();
 
-    /** @return listeners of errors in background work and in other listeners */
+    /** {@return listeners of errors in background work and in other listeners} */
     Listenable<UnhandledErrorListener> getUnhandledErrorListenable();
 
-    /** @return listeners of bare {@code inBackground()} results and {@code watched()} events */
+    /** {@return listeners of bare {@code inBackground()} results and {@code watched()} events} */
     Listenable<BatonListener> getEventListenable();
 
     /**
@@ -165,10 +170,10 @@ public interface BatonClient extends AutoCloseable {
      */
     Listenable<OperationListener> getOperationListenable();
 
-    /** @return which connection states recipes treat as errors */
+    /** {@return which connection states recipes treat as errors} */
     ConnectionStateErrorPolicy getConnectionStateErrorPolicy();
 
-    /** @return the namespace without a leading slash, or {@code ""} for none */
+    /** {@return the namespace without a leading slash, or {@code ""} for none} */
     String getNamespace();
 
     /**
@@ -184,39 +189,39 @@ public interface BatonClient extends AutoCloseable {
      */
     BatonClient usingNamespace(String namespace);
 
-    /** @return a builder for a create */
+    /** {@return a builder for a create} */
     CreateBuilder create();
 
-    /** @return a builder for an exists check */
+    /** {@return a builder for an exists check} */
     ExistsBuilder checkExists();
 
-    /** @return a builder for a data read */
+    /** {@return a builder for a data read} */
     GetDataBuilder getData();
 
-    /** @return a builder for a data write */
+    /** {@return a builder for a data write} */
     SetDataBuilder setData();
 
-    /** @return a builder for a children listing */
+    /** {@return a builder for a children listing} */
     GetChildrenBuilder getChildren();
 
-    /** @return a builder for a delete */
+    /** {@return a builder for a delete} */
     DeleteBuilder delete();
 
-    /** @return a builder for a sync */
+    /** {@return a builder for a sync} */
     SyncBuilder sync();
 
-    /** @return a builder for an ACL read */
+    /** {@return a builder for an ACL read} */
     GetACLBuilder getACL();
 
-    /** @return a builder for an ACL write */
+    /** {@return a builder for an ACL write} */
     SetACLBuilder setACL();
 
-    /** @return builders for adding and removing watches */
+    /** {@return builders for adding and removing watches} */
     WatchersBuilder watchers();
 
-    /** @return a builder that runs a transaction */
+    /** {@return a builder that runs a transaction} */
     TransactionBuilder transaction();
 
-    /** @return the factory of transaction operations */
+    /** {@return the factory of transaction operations} */
     TransactionOp transactionOp();
 }

@@ -37,12 +37,12 @@ public record BatonEvent(
         List<ACL> acls,
         List<BatonTransactionResult> opResults) {
 
-    /** @return true if the operation succeeded */
+    /** {@return true if the operation succeeded} */
     public boolean isOk() {
         return resultCode == KeeperException.Code.OK.intValue();
     }
 
-    /** @return the result code as ZooKeeper's enum */
+    /** {@return the result code as ZooKeeper's enum} */
     public KeeperException.Code code() {
         return KeeperException.Code.get(resultCode);
     }

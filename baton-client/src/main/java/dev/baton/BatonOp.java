@@ -31,17 +31,17 @@ public final class BatonOp {
         this.op = Objects.requireNonNull(op, "op");
     }
 
-    /** @return the kind of operation */
+    /** {@return the kind of operation} */
     public Type type() {
         return type;
     }
 
-    /** @return the path as the user gave it */
+    /** {@return the path as the user gave it} */
     public String path() {
         return path;
     }
 
-    /** @return the ZooKeeper operation, with the namespace applied */
+    /** {@return the ZooKeeper operation, with the namespace applied} */
     public Op op() {
         return op;
     }

@@ -120,7 +120,7 @@ final class ClientCore {
         return operationListeners;
     }
 
-    /** @return true while at least one operation listener is registered */
+    /** {@return true while at least one operation listener is registered} */
     boolean isObserved() {
         return !operationListeners.isEmpty();
     }

@@ -10,16 +10,18 @@ package dev.baton;
 public interface CompressionProvider {
 
     /**
+     * {@return the compressed bytes}
+     *
      * @param path the node's path as the user wrote it
      * @param data the data to compress
-     * @return the compressed bytes
      */
     byte[] compress(String path, byte[] data);
 
     /**
+     * {@return the original data}
+     *
      * @param path the node's path as the user wrote it
      * @param compressed bytes produced by {@link #compress}
-     * @return the original data
      * @throws IllegalArgumentException if the bytes are not valid compressed data
      */
     byte[] decompress(String path, byte[] compressed);

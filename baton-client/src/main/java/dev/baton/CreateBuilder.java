@@ -13,8 +13,9 @@ import org.apache.zookeeper.data.Stat;
 public interface CreateBuilder extends PathAndBytesable<String>, Backgroundable<BackgroundPathAndBytesable> {
 
     /**
+     * {@return this builder}
+     *
      * @param mode the create mode; default {@link CreateMode#PERSISTENT}
-     * @return this builder
      */
     CreateBuilder withMode(CreateMode mode);
 
@@ -28,21 +29,23 @@ public interface CreateBuilder extends PathAndBytesable<String>, Backgroundable<
     CreateBuilder withTtl(long ttlMs);
 
     /**
+     * {@return this builder}
+     *
      * @param ttl the time-to-live for the TTL modes, positive
-     * @return this builder
      */
     CreateBuilder withTtl(Duration ttl);
 
     /**
+     * {@return this builder}
+     *
      * @param acl the node's ACL; default from the client's {@link ACLProvider}
-     * @return this builder
      */
     CreateBuilder withACL(List<ACL> acl);
 
-    /** @return this builder, creating missing parents as persistent nodes */
+    /** {@return this builder, creating missing parents as persistent nodes} */
     CreateBuilder creatingParentsIfNeeded();
 
-    /** @return this builder, creating missing parents as container nodes (removed by the server when empty) */
+    /** {@return this builder, creating missing parents as container nodes (removed by the server when empty)} */
     CreateBuilder creatingParentContainersIfNeeded();
 
     /**
@@ -54,21 +57,23 @@ public interface CreateBuilder extends PathAndBytesable<String>, Backgroundable<
      */
     CreateBuilder withProtection();
 
-    /** @return this builder; if the node exists, its data is set instead (any version) */
+    /** {@return this builder; if the node exists, its data is set instead (any version)} */
     CreateBuilder orSetData();
 
     /**
+     * {@return this builder; if the node exists, its data is set instead}
+     *
      * @param version the version the existing node must have for its data to be set
-     * @return this builder; if the node exists, its data is set instead
      */
     CreateBuilder orSetData(int version);
 
-    /** @return this builder, compressing the data with the client's {@link CompressionProvider} */
+    /** {@return this builder, compressing the data with the client's {@link CompressionProvider}} */
     CreateBuilder compressed();
 
     /**
+     * {@return this builder}
+     *
      * @param stat receives the created node's stat
-     * @return this builder
      */
     CreateBuilder storingStatIn(Stat stat);
 }

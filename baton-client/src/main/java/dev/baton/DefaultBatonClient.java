@@ -22,9 +22,13 @@ import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.WatchedEvent;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooKeeper;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /** A {@link BatonClient} over a shared {@link ClientCore}, with its own namespace. */
 final class DefaultBatonClient implements BatonClient, ErrorSink {
+
+    private static final Logger LOG = LoggerFactory.getLogger(DefaultBatonClient.class);
     private static final Duration NEVER = Duration.ofDays(365L * 100);
     private final ClientCore core;
     private final Namespace namespace;
@@ -162,7 +166,13 @@ final class DefaultBatonClient implements BatonClient, ErrorSink {
         // Duration.toNanos overflows past ~292 years; such a delay means never.
         long nanos = delay.compareTo(NEVER) > 0 ? NEVER.toNanos() : delay.toNanos();
         try {
-            return core.scheduler().schedule(task, nanos, TimeUnit.NANOSECONDS);
+            return core.scheduler().schedule(() -> {
+                try {
+                    task.run();
+                } catch (RuntimeException | Error e) {
+                    LOG.error("A task scheduled on the client failed", e);
+                }
+            }, nanos, TimeUnit.NANOSECONDS);
         } catch (RejectedExecutionException e) {
             throw core.closedException();
         }

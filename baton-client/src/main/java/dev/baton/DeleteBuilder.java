@@ -11,15 +11,16 @@ public interface DeleteBuilder extends Pathable<Void>, Backgroundable<Background
      */
     DeleteBuilder guaranteed();
 
-    /** @return this builder, deleting the node's descendants first */
+    /** {@return this builder, deleting the node's descendants first} */
     DeleteBuilder deletingChildrenIfNeeded();
 
     /**
+     * {@return this builder}
+     *
      * @param version the version the node must have; {@code -1} (the default) for any
-     * @return this builder
      */
     DeleteBuilder withVersion(int version);
 
-    /** @return this builder; a node that does not exist is not an error */
+    /** {@return this builder; a node that does not exist is not an error} */
     DeleteBuilder quietly();
 }

@@ -9,7 +9,7 @@ package dev.baton;
  */
 public interface EnsembleProvider {
 
-    /** @return the current connect string, such as {@code "host1:2181,host2:2181"} */
+    /** {@return the current connect string, such as {@code "host1:2181,host2:2181"}} */
     String getConnectionString();
 
     /**
@@ -21,8 +21,8 @@ public interface EnsembleProvider {
     }
 
     /**
-     * @return true if the client may move a live session to a reconfigured server list
-     *         ({@code ZooKeeper.updateServerList}); the default is true
+     * {@return true if the client may move a live session to a reconfigured server list
+     *         ({@code ZooKeeper.updateServerList}); the default is true}
      */
     default boolean updateServerListEnabled() {
         return true;

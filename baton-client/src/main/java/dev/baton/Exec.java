@@ -52,7 +52,7 @@ final class Exec {
         this.traced = traced;
     }
 
-    /** @return true for the blocking mode, whose futures are complete when returned */
+    /** {@return true for the blocking mode, whose futures are complete when returned} */
     boolean isBlocking() {
         return blocking;
     }

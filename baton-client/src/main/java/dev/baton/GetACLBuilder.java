@@ -8,8 +8,9 @@ import org.apache.zookeeper.data.Stat;
 public interface GetACLBuilder extends Pathable<List<ACL>>, Backgroundable<BackgroundPathable> {
 
     /**
+     * {@return this builder}
+     *
      * @param stat receives the node's stat
-     * @return this builder
      */
     GetACLBuilder storingStatIn(Stat stat);
 }

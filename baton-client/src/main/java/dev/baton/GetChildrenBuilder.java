@@ -8,17 +8,19 @@ import org.apache.zookeeper.data.Stat;
 public interface GetChildrenBuilder extends Pathable<List<String>>, Backgroundable<BackgroundPathable> {
 
     /**
+     * {@return this builder}
+     *
      * @param stat receives the parent's stat
-     * @return this builder
      */
     GetChildrenBuilder storingStatIn(Stat stat);
 
-    /** @return this builder, leaving a watch whose event goes to {@link BatonClient#getEventListenable()} */
+    /** {@return this builder, leaving a watch whose event goes to {@link BatonClient#getEventListenable()}} */
     GetChildrenBuilder watched();
 
     /**
+     * {@return this builder}
+     *
      * @param watcher told once when a child is added or removed, or the node is deleted
-     * @return this builder
      */
     GetChildrenBuilder usingWatcher(Watcher watcher);
 }

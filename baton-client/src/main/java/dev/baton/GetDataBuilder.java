@@ -7,20 +7,22 @@ import org.apache.zookeeper.data.Stat;
 public interface GetDataBuilder extends Pathable<byte[]>, Backgroundable<BackgroundPathable> {
 
     /**
+     * {@return this builder}
+     *
      * @param stat receives the node's stat
-     * @return this builder
      */
     GetDataBuilder storingStatIn(Stat stat);
 
-    /** @return this builder, leaving a watch whose event goes to {@link BatonClient#getEventListenable()} */
+    /** {@return this builder, leaving a watch whose event goes to {@link BatonClient#getEventListenable()}} */
     GetDataBuilder watched();
 
     /**
+     * {@return this builder}
+     *
      * @param watcher told once when the node changes or is deleted
-     * @return this builder
      */
     GetDataBuilder usingWatcher(Watcher watcher);
 
-    /** @return this builder, decompressing with the client's {@link CompressionProvider} */
+    /** {@return this builder, decompressing with the client's {@link CompressionProvider}} */
     GetDataBuilder decompressed();
 }

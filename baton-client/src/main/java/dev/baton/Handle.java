@@ -23,7 +23,7 @@ final class Handle extends ZooKeeper {
         super(connectString, sessionTimeoutMs, watcher, canBeReadOnly, config);
     }
 
-    /** @return the address of the server this handle is connected to, or null while it is not */
+    /** {@return the address of the server this handle is connected to, or null while it is not} */
     InetSocketAddress server() {
         SocketAddress address = testableRemoteSocketAddress();
         return address instanceof InetSocketAddress inet ? inet : null;

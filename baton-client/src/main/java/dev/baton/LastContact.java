@@ -48,8 +48,8 @@ final class LastContact {
     }
 
     /**
-     * @return the handle's last contact with a server in {@code System.nanoTime()} milliseconds, or -1 if
-     *         unknown
+     * {@return the handle's last contact with a server in {@code System.nanoTime()} milliseconds, or -1 if
+     *         unknown}
      */
     static long lastHeardMillis(ZooKeeper zk) {
         if (CNXN == null) {

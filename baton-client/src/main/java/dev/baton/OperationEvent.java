@@ -41,7 +41,7 @@ public record OperationEvent(BatonEventType type, String path, Duration duration
         }
     }
 
-    /** @return true if the operation succeeded ({@code OK}, or an {@code EXISTS} that found no node) */
+    /** {@return true if the operation succeeded ({@code OK}, or an {@code EXISTS} that found no node)} */
     public boolean isOk() {
         return resultCode == KeeperException.Code.OK
                 || (type == BatonEventType.EXISTS && resultCode == KeeperException.Code.NONODE);

@@ -6,14 +6,15 @@ import org.apache.zookeeper.Watcher;
 public interface RemoveWatchesBuilder extends Pathable<Void>, Backgroundable<BackgroundPathable> {
 
     /**
+     * {@return this builder}
+     *
      * @param type which watches: {@link Watcher.WatcherType#Any} (the default), data, children, persistent
-     * @return this builder
      */
     RemoveWatchesBuilder ofType(Watcher.WatcherType type);
 
-    /** @return this builder, removing the watch in this client even if the server cannot be reached */
+    /** {@return this builder, removing the watch in this client even if the server cannot be reached} */
     RemoveWatchesBuilder locally();
 
-    /** @return this builder; a watch that is not there is not an error */
+    /** {@return this builder; a watch that is not there is not an error} */
     RemoveWatchesBuilder quietly();
 }

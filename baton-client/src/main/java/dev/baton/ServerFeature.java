@@ -21,12 +21,12 @@ public enum ServerFeature {
         this.setting = setting;
     }
 
-    /** @return what the feature is, e.g. {@code "persistent and recursive watches (addWatch)"} */
+    /** {@return what the feature is, e.g. {@code "persistent and recursive watches (addWatch)"}} */
     public String description() {
         return description;
     }
 
-    /** @return the first ZooKeeper release that has the feature, e.g. {@code "3.6.0"} */
+    /** {@return the first ZooKeeper release that has the feature, e.g. {@code "3.6.0"}} */
     public String since() {
         return since;
     }

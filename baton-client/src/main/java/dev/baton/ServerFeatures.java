@@ -66,7 +66,7 @@ final class ServerFeatures {
             synchronized (lock) {
                 lacks = missing.getOrDefault(server.address(), Set.of()).contains(feature);
             }
-            if (lacks || server.version() != null && feature.isMissingIn(server.version())) {
+            if (lacks || (server.version() != null && feature.isMissingIn(server.version()))) {
                 return CompletableFuture.<Void>failedFuture(
                         new UnsupportedServerFeatureException(feature, server.address(), server.version()));
             }

@@ -8,14 +8,16 @@ import org.apache.zookeeper.data.Stat;
 public interface SetACLBuilder extends Pathable<Stat>, Backgroundable<BackgroundPathable> {
 
     /**
+     * {@return this builder}
+     *
      * @param acl the new ACL; default from the client's {@link ACLProvider}
-     * @return this builder
      */
     SetACLBuilder withACL(List<ACL> acl);
 
     /**
+     * {@return this builder}
+     *
      * @param aclVersion the ACL version the node must have; {@code -1} (the default) for any
-     * @return this builder
      */
     SetACLBuilder withVersion(int aclVersion);
 }

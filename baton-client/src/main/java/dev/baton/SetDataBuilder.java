@@ -5,11 +5,12 @@ public interface SetDataBuilder extends PathAndBytesable<org.apache.zookeeper.da
         Backgroundable<BackgroundPathAndBytesable> {
 
     /**
+     * {@return this builder}
+     *
      * @param version the version the node must have; {@code -1} (the default) for any
-     * @return this builder
      */
     SetDataBuilder withVersion(int version);
 
-    /** @return this builder, compressing the data with the client's {@link CompressionProvider} */
+    /** {@return this builder, compressing the data with the client's {@link CompressionProvider}} */
     SetDataBuilder compressed();
 }

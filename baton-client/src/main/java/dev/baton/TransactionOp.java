@@ -7,51 +7,56 @@ import org.apache.zookeeper.data.ACL;
 /** Makes the operations of a transaction. Paths are validated and put under the namespace when made. */
 public interface TransactionOp {
 
-    /** @return a builder for a create */
+    /** {@return a builder for a create} */
     Create create();
 
-    /** @return a builder for a delete */
+    /** {@return a builder for a delete} */
     Delete delete();
 
-    /** @return a builder for a set-data */
+    /** {@return a builder for a set-data} */
     SetData setData();
 
-    /** @return a builder for a version check */
+    /** {@return a builder for a version check} */
     Check check();
 
     /** A create within a transaction. */
     interface Create {
         /**
+         * {@return this builder}
+         *
          * @param mode the create mode; default {@link CreateMode#PERSISTENT}
-         * @return this builder
          */
         Create withMode(CreateMode mode);
 
         /**
+         * {@return this builder}
+         *
          * @param acl the ACL; default from the client's {@link ACLProvider}
-         * @return this builder
          */
         Create withACL(List<ACL> acl);
 
         /**
+         * {@return this builder}
+         *
          * @param ttlMs the TTL in milliseconds for the TTL modes
-         * @return this builder
          */
         Create withTtl(long ttlMs);
 
-        /** @return this builder, compressing the data */
+        /** {@return this builder, compressing the data} */
         Create compressed();
 
         /**
+         * {@return the operation, with empty data}
+         *
          * @param path the node's path
-         * @return the operation, with empty data
          */
         BatonOp forPath(String path);
 
         /**
+         * {@return the operation}
+         *
          * @param path the node's path
          * @param data the data
-         * @return the operation
          */
         BatonOp forPath(String path, byte[] data);
     }
@@ -59,14 +64,16 @@ public interface TransactionOp {
     /** A delete within a transaction. */
     interface Delete {
         /**
+         * {@return this builder}
+         *
          * @param version the version the node must have; -1 for any
-         * @return this builder
          */
         Delete withVersion(int version);
 
         /**
+         * {@return the operation}
+         *
          * @param path the node's path
-         * @return the operation
          */
         BatonOp forPath(String path);
     }
@@ -74,18 +81,20 @@ public interface TransactionOp {
     /** A set-data within a transaction. */
     interface SetData {
         /**
+         * {@return this builder}
+         *
          * @param version the version the node must have; -1 for any
-         * @return this builder
          */
         SetData withVersion(int version);
 
-        /** @return this builder, compressing the data */
+        /** {@return this builder, compressing the data} */
         SetData compressed();
 
         /**
+         * {@return the operation}
+         *
          * @param path the node's path
          * @param data the data
-         * @return the operation
          */
         BatonOp forPath(String path, byte[] data);
     }
@@ -93,14 +102,16 @@ public interface TransactionOp {
     /** A version check within a transaction. */
     interface Check {
         /**
+         * {@return this builder}
+         *
          * @param version the version the node must have
-         * @return this builder
          */
         Check withVersion(int version);
 
         /**
+         * {@return the operation}
+         *
          * @param path the node's path
-         * @return the operation
          */
         BatonOp forPath(String path);
     }

@@ -32,17 +32,17 @@ public final class UnsupportedServerFeatureException extends KeeperException.Uni
         this.serverVersion = serverVersion;
     }
 
-    /** @return the feature the call needed */
+    /** {@return the feature the call needed} */
     public ServerFeature feature() {
         return feature;
     }
 
-    /** @return the server the call was for, {@code host:port} */
+    /** {@return the server the call was for, {@code host:port}} */
     public String server() {
         return server;
     }
 
-    /** @return the server's version, if it told it */
+    /** {@return the server's version, if it told it} */
     public Optional<String> serverVersion() {
         return Optional.ofNullable(serverVersion);
     }

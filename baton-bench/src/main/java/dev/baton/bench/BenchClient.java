@@ -123,7 +123,7 @@ public interface BenchClient extends AutoCloseable {
          */
         boolean awaitInitialized(long timeout, TimeUnit unit) throws InterruptedException;
 
-        /** @return how many nodes the cache holds, its root included */
+        /** {@return how many nodes the cache holds, its root included} */
         int size();
     }
 
@@ -193,10 +193,10 @@ public interface BenchClient extends AutoCloseable {
 
     /** A started service provider or cache of one service. */
     interface Provider extends Recipe {
-        /** @return the id of the instance the provider hands out now, or null if none */
+        /** {@return the id of the instance the provider hands out now, or null if none} */
         String getInstance();
 
-        /** @return how many instances are cached */
+        /** {@return how many instances are cached} */
         int size();
     }
 
@@ -303,10 +303,10 @@ public interface BenchClient extends AutoCloseable {
 
     /** A read-write lock a scenario made through {@link #readWriteLock}. */
     interface ReadWriteLock {
-        /** @return the shared half */
+        /** {@return the shared half} */
         Lock readLock();
 
-        /** @return the exclusive half */
+        /** {@return the exclusive half} */
         Lock writeLock();
     }
 

@@ -103,8 +103,8 @@ record BenchOptions(List<String> scenarios, List<String> libraries, int ops, int
     }
 
     /**
-     * @return where to write the SVG chart: {@code --chart}, else {@code --out} with {@code .svg} for its extension,
-     *     else null (no chart)
+     * {@return where to write the SVG chart: {@code --chart}, else {@code --out} with {@code .svg} for its extension,
+     *     else null (no chart)}
      */
     Path chartFile() {
         if (chart != null || out == null) {

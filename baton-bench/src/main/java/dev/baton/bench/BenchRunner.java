@@ -110,7 +110,7 @@ final class BenchRunner {
                 Tally tally = tallies[k];
                 int sliceOps = Math.min(options.slice(), ops - tally.ops);
                 long budget = options.maxRunNanos() - tally.elapsedNanos; // only meaningful with a limit
-                if (sliceOps <= 0 || tally.timeUp || options.maxRunNanos() > 0 && budget <= 0) {
+                if (sliceOps <= 0 || tally.timeUp || (options.maxRunNanos() > 0 && budget <= 0)) {
                     continue;
                 }
                 runTurn(admin, scenario, clients.get(k), sliceOps, options.maxRunNanos() > 0 ? budget : 0, tally);

@@ -13,10 +13,11 @@ final class MarkdownReport {
     }
 
     /**
+     * {@return the report, ending with a newline}
+     *
      * @param results the scenarios' results
      * @param options the settings they ran with, for the heading
      * @param serverDescription where they ran
-     * @return the report, ending with a newline
      */
     static String render(List<ScenarioResult> results, BenchOptions options, String serverDescription) {
         StringBuilder out = new StringBuilder();

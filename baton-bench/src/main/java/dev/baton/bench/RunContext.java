@@ -150,9 +150,10 @@ final class RunContext {
     }
 
     /**
+     * {@return what {@link #state(Object)} kept, or null}
+     *
      * @param type the state's class
      * @param <T> its type
-     * @return what {@link #state(Object)} kept, or null
      */
     <T> T state(Class<T> type) {
         return type.cast(state);

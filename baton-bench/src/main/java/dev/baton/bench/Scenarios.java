@@ -80,8 +80,9 @@ final class Scenarios {
     }
 
     /**
+     * {@return the names of those that cannot run over TLS, in order}
+     *
      * @param scenarios some scenarios
-     * @return the names of those that cannot run over TLS, in order
      */
     static List<String> withoutTls(List<Scenario> scenarios) {
         return scenarios.stream().filter(s -> !s.runsOverTls()).map(Scenario::name).toList();

@@ -39,10 +39,11 @@ final class SvgChart {
     }
 
     /**
+     * {@return the SVG document}
+     *
      * @param results the scenarios' results, in report order
      * @param options the settings they ran with, for the caption
      * @param serverDescription where they ran, for the caption
-     * @return the SVG document
      */
     static String render(List<ScenarioResult> results, BenchOptions options, String serverDescription) {
         double ratioScale = MIN_RATIO_SCALE;

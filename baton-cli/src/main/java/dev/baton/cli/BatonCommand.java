@@ -87,7 +87,7 @@ public final class BatonCommand implements Callable<Integer> {
         return err;
     }
 
-    /** @return true if the output is the process's own and goes to a terminal (views may redraw the screen) */
+    /** {@return true if the output is the process's own and goes to a terminal (views may redraw the screen)} */
     boolean interactive() {
         return out == System.out && System.console() != null;
     }

@@ -73,7 +73,7 @@ final class ChaosQueueWorkloads {
                     pause(100, 200);
                     return;
                 }
-                String item = ctx.recorder().client() + "-" + (++next);
+                String item = ctx.recorder().client() + "-" +  ++next;
                 ctx.recorder().itemPut(item);
                 while (true) {
                     try {

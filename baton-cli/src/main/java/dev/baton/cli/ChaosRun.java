@@ -238,7 +238,7 @@ final class ChaosRun {
                 for (Client c : clients) {
                     finishing.add(CompletableFuture.runAsync(() -> {
                         try {
-                            c.driver.call(Duration.ofSeconds(120), "finish");
+                            c.driver.call(Duration.ofMinutes(2), "finish");
                         } catch (InterruptedException e) {
                             Thread.currentThread().interrupt();
                         }
@@ -249,7 +249,7 @@ final class ChaosRun {
                     say("the queue did not drain: " + clients.get(0).driver.call("queue-left"));
                 }
                 for (Client c : clients) {
-                    c.driver.call(Duration.ofSeconds(120), "stop");
+                    c.driver.call(Duration.ofMinutes(2), "stop");
                 }
                 serverVersions = servers.reportedVersions();
             } finally {

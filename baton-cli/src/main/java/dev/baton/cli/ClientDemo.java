@@ -26,7 +26,7 @@ final class ClientDemo implements Demo {
     private static final String CACHE = ROOT + "/config/cache";
     private static final String MEMBERS = ROOT + "/members";
 
-    private static final Duration STEP = Duration.ofMillis(1000);
+    private static final Duration STEP = Duration.ofSeconds(1);
     private static final Duration OUTAGE = Duration.ofSeconds(2);
 
     @Override

@@ -51,7 +51,7 @@ record ClientSettings(String namespace, List<AuthInfo> auth, Map<String, String>
     }
 
     /**
-     * @return a new ZooKeeper client configuration with the TLS properties, or null for a plain connection
+     * {@return a new ZooKeeper client configuration with the TLS properties, or null for a plain connection}
      */
     ZKClientConfig zkClientConfig() {
         if (tls.isEmpty()) {
@@ -74,8 +74,8 @@ record ClientSettings(String namespace, List<AuthInfo> auth, Map<String, String>
     }
 
     /**
-     * @return what differs from a plain connection, for a status line, such as {@code " (namespace app, TLS)"};
-     *     empty for a plain connection; never a secret
+     * {@return what differs from a plain connection, for a status line, such as {@code " (namespace app, TLS)"};
+     *     empty for a plain connection; never a secret}
      */
     String describe() {
         List<String> parts = new ArrayList<>();

@@ -46,8 +46,9 @@ final class DataFormat {
     }
 
     /**
+     * {@return {@code 0x} and the first 16 bytes in hex, {@code ...} after them if there are more}
+     *
      * @param data node data
-     * @return {@code 0x} and the first 16 bytes in hex, {@code ...} after them if there are more
      */
     static String hex(byte[] data) {
         StringBuilder hex = new StringBuilder("0x");
@@ -75,9 +76,10 @@ final class DataFormat {
     }
 
     /**
+     * {@return the data as text if it is valid UTF-8 without control characters other than tab and newlines
+     *     ({@code ""} for empty data), or null}
+     *
      * @param data node data
-     * @return the data as text if it is valid UTF-8 without control characters other than tab and newlines
-     *     ({@code ""} for empty data), or null
      */
     static String text(byte[] data) {
         if (data == null) {

@@ -241,12 +241,12 @@ final class DemoContext implements AutoCloseable {
         }
     }
 
-    /** @return the connect string of the server the demo uses */
+    /** {@return the connect string of the server the demo uses} */
     String connectString() {
         return connectString;
     }
 
-    /** @return true if the demo runs on an embedded server it may {@link #stopServer() stop} and restart */
+    /** {@return true if the demo runs on an embedded server it may {@link #stopServer() stop} and restart} */
     boolean ownsServer() {
         return server != null;
     }
@@ -307,7 +307,7 @@ final class DemoContext implements AutoCloseable {
         TimeUnit.NANOSECONDS.sleep((long) (nominal.toNanos() / speed));
     }
 
-    /** @return seconds since the context was opened */
+    /** {@return seconds since the context was opened} */
     double elapsedSeconds() {
         return (System.nanoTime() - startNanos) / 1e9;
     }

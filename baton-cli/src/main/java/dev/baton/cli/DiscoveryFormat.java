@@ -13,17 +13,19 @@ final class DiscoveryFormat {
     }
 
     /**
+     * {@return {@code instance orders/a1 at 10.0.0.7:8080 DYNAMIC enabled uri http://... payload {...}}, or empty if
+     *         the data is not a registration}
+     *
      * @param data a node's data; may be null
-     * @return {@code instance orders/a1 at 10.0.0.7:8080 DYNAMIC enabled uri http://... payload {...}}, or empty if
-     *         the data is not a registration
      */
     static Optional<String> describe(byte[] data) {
         return instance(data).map(DiscoveryFormat::describe);
     }
 
     /**
+     * {@return the registration the data holds, or empty if it is not one}
+     *
      * @param data a node's data; may be null
-     * @return the registration the data holds, or empty if it is not one
      */
     static Optional<ServiceInstance<Object>> instance(byte[] data) {
         if (data == null || data.length < 2 || data[0] != '{') {

@@ -30,7 +30,7 @@ record Finding(String recipe, String summary, Map<String, Role> roles, Map<Strin
         expand = Set.copyOf(expand);
     }
 
-    /** @return the JSON object of this finding: {@code type}, {@code summary}, then the facts */
+    /** {@return the JSON object of this finding: {@code type}, {@code summary}, then the facts} */
     Map<String, Object> json() {
         Map<String, Object> json = new LinkedHashMap<>();
         json.put("type", recipe);

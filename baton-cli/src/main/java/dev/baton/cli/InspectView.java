@@ -55,18 +55,20 @@ final class InspectView {
     }
 
     /**
+     * {@return the depth to read: two more levels, so that a shown node's layout can look at its children and
+     *     grandchildren (a semaphore's lease nodes)}
+     *
      * @param depth the depth to show
-     * @return the depth to read: two more levels, so that a shown node's layout can look at its children and
-     *     grandchildren (a semaphore's lease nodes)
      */
     static int readDepth(int depth) {
         return depth >= Integer.MAX_VALUE - 2 ? Integer.MAX_VALUE : depth + 2;
     }
 
     /**
+     * {@return the lines, the top node first}
+     *
      * @param root the tree, read at least {@link #readDepth} deep
      * @param depth levels of children to show
-     * @return the lines, the top node first
      */
     List<String> lines(Znode root, int depth) {
         List<String> lines = new ArrayList<>();
@@ -104,9 +106,10 @@ final class InspectView {
     }
 
     /**
+     * {@return what {@code --json} prints: the top node's object}
+     *
      * @param root the tree, read at least {@link #readDepth} deep
      * @param depth levels of children to show
-     * @return what {@code --json} prints: the top node's object
      */
     Map<String, Object> json(Znode root, int depth) {
         return json(root, depth, false, null);

@@ -15,9 +15,10 @@ final class Json {
     }
 
     /**
+     * {@return the JSON text, without a trailing newline}
+     *
      * @param value a {@link Map} with {@link String} keys (written in its iteration order), a {@link List}, a
      *     {@link String}, an {@link Integer}, a {@link Long}, a {@link Boolean} or null, nested to any depth
-     * @return the JSON text, without a trailing newline
      * @throws IllegalArgumentException for any other kind of value
      */
     static String write(Object value) {

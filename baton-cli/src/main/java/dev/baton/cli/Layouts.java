@@ -25,9 +25,10 @@ final class Layouts {
     }
 
     /**
+     * {@return what the first layout that knows the node found, or empty}
+     *
      * @param node a node whose children were read
      * @param options what the user told about the recipes
-     * @return what the first layout that knows the node found, or empty
      */
     static Optional<Finding> recognize(Znode node, InspectOptions options) {
         if (!node.childrenRead()) {

@@ -106,9 +106,10 @@ final class QueueView {
     }
 
     /**
+     * {@return the queue's lines under its node's line: a summary, then the next items}
+     *
      * @param queue what the queue holds
      * @param indent the prefix of each line
-     * @return the queue's lines under its node's line: a summary, then the next items
      */
     static List<String> lines(Snapshot queue, String indent) {
         if (queue.tooDeep()) {
@@ -128,8 +129,9 @@ final class QueueView {
     }
 
     /**
+     * {@return the {@code "recipe"} object of {@code --json}: type, kind, depth and the next items}
+     *
      * @param queue what the queue holds
-     * @return the {@code "recipe"} object of {@code --json}: type, kind, depth and the next items
      */
     static Map<String, Object> json(Snapshot queue) {
         Map<String, Object> json = new LinkedHashMap<>();

@@ -25,21 +25,22 @@ final class RecipeQueue {
      */
     record Entry(Znode node, RecipeNode name) {
 
-        /** @return the participant's id (its data as text, as latches and selectors write it), or null */
+        /** {@return the participant's id (its data as text, as latches and selectors write it), or null} */
         String id() {
             String text = DataFormat.text(node.data());
             return text == null || text.isEmpty() ? null : text;
         }
 
-        /** @return the id in quotes, or the node name without its protection prefix when there is no id */
+        /** {@return the id in quotes, or the node name without its protection prefix when there is no id} */
         String label() {
             String id = id();
             return id != null ? DataFormat.describe(node.data()) : BatonPaths.stripProtection(name.name());
         }
 
         /**
+         * {@return the entry for {@code --json}: {@code node}, {@code id}, {@code session}, then the role}
+         *
          * @param role its role in the queue
-         * @return the entry for {@code --json}: {@code node}, {@code id}, {@code session}, then the role
          */
         Map<String, Object> json(Role role) {
             Map<String, Object> json = new LinkedHashMap<>();
@@ -53,9 +54,10 @@ final class RecipeQueue {
     }
 
     /**
+     * {@return its children named with one of the markers, in queue order; empty if there are none}
+     *
      * @param node a node whose children were read
      * @param markers the recipe's node-name markers, such as {@code "latch-"}
-     * @return its children named with one of the markers, in queue order; empty if there are none
      */
     static List<Entry> of(Znode node, Set<String> markers) {
         List<Entry> entries = new ArrayList<>();
@@ -68,9 +70,10 @@ final class RecipeQueue {
     }
 
     /**
+     * {@return the roles by child name, in queue order, for a {@link Finding}}
+     *
      * @param entries the queue
      * @param roles each entry's role, in the same order
-     * @return the roles by child name, in queue order, for a {@link Finding}
      */
     static Map<String, Role> roles(List<Entry> entries, List<Role> roles) {
         Map<String, Role> byName = new LinkedHashMap<>();
@@ -81,9 +84,10 @@ final class RecipeQueue {
     }
 
     /**
+     * {@return the participants for {@code --json}, in queue order}
+     *
      * @param entries the queue
      * @param roles each entry's role, in the same order
-     * @return the participants for {@code --json}, in queue order
      */
     static List<Object> participants(List<Entry> entries, List<Role> roles) {
         List<Object> json = new ArrayList<>();
@@ -94,8 +98,9 @@ final class RecipeQueue {
     }
 
     /**
+     * {@return their labels joined by ", "}
+     *
      * @param entries some entries
-     * @return their labels joined by ", "
      */
     static String labels(List<Entry> entries) {
         List<String> labels = new ArrayList<>();

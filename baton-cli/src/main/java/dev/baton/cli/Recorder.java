@@ -30,14 +30,14 @@ final class Recorder<T> {
     }
 
     /**
-     * @return the position the next recorded item will take
+     * {@return the position the next recorded item will take}
      */
     synchronized int mark() {
         return items.size();
     }
 
     /**
-     * @return a copy of everything recorded so far, in order
+     * {@return a copy of everything recorded so far, in order}
      */
     synchronized List<T> items() {
         return List.copyOf(items);

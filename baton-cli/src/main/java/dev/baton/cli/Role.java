@@ -21,12 +21,12 @@ record Role(int position, String role, String detail) {
         }
     }
 
-    /** @return the bracketed text's content, such as {@code "#1 holder (read)"} */
+    /** {@return the bracketed text's content, such as {@code "#1 holder (read)"}} */
     String display() {
         return (position > 0 ? "#" + position + " " : "") + role + (detail == null ? "" : " (" + detail + ")");
     }
 
-    /** @return the role for {@code --json}: {@code position} (when queued), {@code role}, {@code detail} */
+    /** {@return the role for {@code --json}: {@code position} (when queued), {@code role}, {@code detail}} */
     Map<String, Object> json() {
         Map<String, Object> json = new LinkedHashMap<>();
         if (position > 0) {

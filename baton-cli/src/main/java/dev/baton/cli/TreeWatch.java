@@ -84,9 +84,10 @@ final class TreeWatch {
     }
 
     /**
+     * {@return a matcher for {@link Recorder#await}}
+     *
      * @param type an event type
      * @param marker text the path must contain
-     * @return a matcher for {@link Recorder#await}
      */
     static Predicate<WatchedEvent> is(EventType type, String marker) {
         return e -> e.getType() == type && e.getPath() != null && e.getPath().contains(marker);

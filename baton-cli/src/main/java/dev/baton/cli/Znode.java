@@ -31,34 +31,35 @@ record Znode(String path, byte[] data, Stat stat, List<Znode> children) {
         }
     }
 
-    /** @return the last path segment, {@code "/"} for the root */
+    /** {@return the last path segment, {@code "/"} for the root} */
     String name() {
         return path.equals("/") ? "/" : BatonPaths.nodeName(path);
     }
 
-    /** @return the children read, or an empty list when none were read */
+    /** {@return the children read, or an empty list when none were read} */
     List<Znode> childList() {
         return children == null ? List.of() : children;
     }
 
-    /** @return true if the children were read */
+    /** {@return true if the children were read} */
     boolean childrenRead() {
         return children != null;
     }
 
-    /** @return how many children the node has: those read, or the stat's count when they were not read */
+    /** {@return how many children the node has: those read, or the stat's count when they were not read} */
     int childCount() {
         return children != null ? children.size() : stat.getNumChildren();
     }
 
-    /** @return the session owning this ephemeral node, or 0 for a persistent node */
+    /** {@return the session owning this ephemeral node, or 0 for a persistent node} */
     long ephemeralOwner() {
         return stat.getEphemeralOwner();
     }
 
     /**
+     * {@return the child, if it was read}
+     *
      * @param name a child's name
-     * @return the child, if it was read
      */
     Optional<Znode> child(String name) {
         return childList().stream().filter(c -> c.name().equals(name)).findFirst();

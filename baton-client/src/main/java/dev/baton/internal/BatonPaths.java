@@ -63,8 +63,8 @@ public final class BatonPaths {
                 if (length == 0 && i < path.length()) {
                     throw invalid(path, "empty segment ('//') at index " + (i - 1));
                 }
-                if (length == 1 && path.charAt(segmentStart) == '.'
-                        || length == 2 && path.charAt(segmentStart) == '.' && path.charAt(segmentStart + 1) == '.') {
+                if ((length == 1 && path.charAt(segmentStart) == '.')
+                        || (length == 2 && path.charAt(segmentStart) == '.' && path.charAt(segmentStart + 1) == '.')) {
                     throw invalid(path, "relative segment '" + path.substring(segmentStart, i) + "' at index "
                             + segmentStart);
                 }
@@ -78,9 +78,9 @@ public final class BatonPaths {
 
     private static boolean isForbidden(char c) {
         return c == 0
-                || c > '\u0000' && c <= '\u001f'
-                || c >= '\u007f' && c <= '\u009f'
-                || c >= '\ud800' && c <= '\uf8ff'
+                || (c > '\u0000' && c <= '\u001f')
+                || (c >= '\u007f' && c <= '\u009f')
+                || (c >= '\ud800' && c <= '\uf8ff')
                 || c >= '\ufff0';
     }
 
@@ -115,8 +115,9 @@ public final class BatonPaths {
     }
 
     /**
+     * {@return the last segment of the path; {@code ""} for the root}
+     *
      * @param path a valid path
-     * @return the last segment of the path; {@code ""} for the root
      */
     public static String nodeName(String path) {
         int slash = path.lastIndexOf('/');
@@ -124,8 +125,9 @@ public final class BatonPaths {
     }
 
     /**
+     * {@return the parent path; {@code "/"} for a child of the root}
+     *
      * @param path a valid path other than the root
-     * @return the parent path; {@code "/"} for a child of the root
      * @throws IllegalArgumentException for the root
      */
     public static String parent(String path) {

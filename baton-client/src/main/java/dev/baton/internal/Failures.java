@@ -28,8 +28,9 @@ public final class Failures {
     }
 
     /**
+     * {@return the ZooKeeper error code if the failure is a {@link KeeperException}, otherwise null}
+     *
      * @param t a failure, possibly wrapped
-     * @return the ZooKeeper error code if the failure is a {@link KeeperException}, otherwise null
      */
     public static KeeperException.Code code(Throwable t) {
         return unwrap(t) instanceof KeeperException ke ? ke.code() : null;

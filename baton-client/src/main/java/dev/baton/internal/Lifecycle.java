@@ -65,12 +65,12 @@ public final class Lifecycle {
         }
     }
 
-    /** @return true between {@link #start()} and {@link #close()} */
+    /** {@return true between {@link #start()} and {@link #close()}} */
     public boolean isStarted() {
         return state.get() == State.STARTED;
     }
 
-    /** @return the current state */
+    /** {@return the current state} */
     public State state() {
         return state.get();
     }

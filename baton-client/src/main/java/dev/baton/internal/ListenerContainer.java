@@ -55,7 +55,7 @@ public final class ListenerContainer<T> implements Listenable<T> {
         listeners.clear();
     }
 
-    /** @return how many listeners are registered */
+    /** {@return how many listeners are registered} */
     public int size() {
         return listeners.size();
     }

@@ -29,11 +29,12 @@ public final class Requests {
     }
 
     /**
+     * {@return the request's future; complete already in blocking mode}
+     *
      * @param blocking true to run the request on this thread
      * @param request a built request, such as {@code client.getData().storingStatIn(stat)}
      * @param path the path to send it for
      * @param <T> the request's result
-     * @return the request's future; complete already in blocking mode
      */
     public static <T> CompletableFuture<T> send(boolean blocking, Pathable<T> request, String path) {
         try {
@@ -44,12 +45,13 @@ public final class Requests {
     }
 
     /**
+     * {@return the request's future; complete already in blocking mode}
+     *
      * @param blocking true to run the request on this thread
      * @param request a built request that takes data, such as {@code client.setData().withVersion(v)}
      * @param path the path to send it for
      * @param data the data to send
      * @param <T> the request's result
-     * @return the request's future; complete already in blocking mode
      */
     public static <T> CompletableFuture<T> send(boolean blocking, PathAndBytesable<T> request, String path,
             byte[] data) {
@@ -62,10 +64,11 @@ public final class Requests {
     }
 
     /**
+     * {@return the transaction's future; complete already in blocking mode}
+     *
      * @param blocking true to run the transaction on this thread
      * @param transaction the client's {@code transaction()}
      * @param operations the operations, made by {@code transactionOp()}
-     * @return the transaction's future; complete already in blocking mode
      */
     public static CompletableFuture<List<BatonTransactionResult>> send(boolean blocking,
             TransactionBuilder transaction, List<BatonOp> operations) {

@@ -137,7 +137,7 @@ public final class TlsProbe {
         if (message.contains("Unsupported or unrecognized SSL message")) {
             return Optional.of("the server does not speak TLS on this port: is it the secureClientPort?");
         }
-        if (!message.contains("alert") || !message.contains("certificate") && !message.contains("unknown_ca")) {
+        if (!message.contains("alert") || (!message.contains("certificate") && !message.contains("unknown_ca"))) {
             return Optional.empty();
         }
         if (sent == Sent.CERTIFICATE) {

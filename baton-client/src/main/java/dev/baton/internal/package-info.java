@@ -4,4 +4,7 @@
  * or asynchronous mode ({@link dev.baton.internal.Requests}), and listener plumbing. Not an API: the module exports
  * this package only to Baton's modules, and it may change in any release.
  */
+@NullMarked
 package dev.baton.internal;
+
+import org.jspecify.annotations.NullMarked;

@@ -46,17 +46,17 @@ public class ExponentialBackoffRetry implements RetryPolicy {
         this.maxSleepMs = Checks.nonNegative("maxSleepMs", maxSleepMs);
     }
 
-    /** @return the initial delay in milliseconds */
+    /** {@return the initial delay in milliseconds} */
     public int getBaseSleepTimeMs() {
         return baseSleepMs;
     }
 
-    /** @return the number of retries this policy allows */
+    /** {@return the number of retries this policy allows} */
     public int getMaxRetries() {
         return maxRetries;
     }
 
-    /** @return the longest single delay in milliseconds */
+    /** {@return the longest single delay in milliseconds} */
     public int getMaxSleepMs() {
         return maxSleepMs;
     }

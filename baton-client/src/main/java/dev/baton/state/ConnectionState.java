@@ -25,7 +25,7 @@ public enum ConnectionState {
         this.connected = connected;
     }
 
-    /** @return true if this state means the client can talk to a server */
+    /** {@return true if this state means the client can talk to a server} */
     public boolean isConnected() {
         return connected;
     }

@@ -17,8 +17,9 @@ public interface ConnectionStateErrorPolicy {
     ConnectionStateErrorPolicy SESSION = new SessionConnectionStateErrorPolicy();
 
     /**
+     * {@return true if recipes must treat the state as an error}
+     *
      * @param state a connection state
-     * @return true if recipes must treat the state as an error
      */
     boolean isErrorState(ConnectionState state);
 }

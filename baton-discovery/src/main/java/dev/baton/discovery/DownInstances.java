@@ -27,7 +27,7 @@ final class DownInstances<T> implements InstanceFilter<T> {
                 (old, one) -> expired(old, now) ? one : new Errors(old.firstAtNanos, old.count + 1));
     }
 
-    /** @return true if no error is noted (the filter keeps every instance) */
+    /** {@return true if no error is noted (the filter keeps every instance)} */
     boolean isEmpty() {
         return errors.isEmpty();
     }

@@ -10,6 +10,6 @@ import java.util.List;
 @FunctionalInterface
 public interface InstanceProvider<T> {
 
-    /** @return the instances to choose from now, in a stable order (by id); never null */
+    /** {@return the instances to choose from now, in a stable order (by id); never null} */
     List<ServiceInstance<T>> getInstances();
 }

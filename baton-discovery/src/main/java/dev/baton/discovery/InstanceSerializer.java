@@ -13,15 +13,17 @@ package dev.baton.discovery;
 public interface InstanceSerializer<T> {
 
     /**
+     * {@return its bytes}
+     *
      * @param instance an instance
-     * @return its bytes
      * @throws IllegalArgumentException if the instance cannot be written (its payload, say)
      */
     byte[] serialize(ServiceInstance<T> instance);
 
     /**
+     * {@return the instance}
+     *
      * @param bytes a registration's data
-     * @return the instance
      * @throws IllegalArgumentException if the bytes are not an instance this serializer can read (queries skip
      *         such a registration, with a logged warning)
      */

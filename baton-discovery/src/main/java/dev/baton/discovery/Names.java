@@ -9,9 +9,10 @@ final class Names {
     }
 
     /**
+     * {@return {@code value}}
+     *
      * @param value a service name or instance id
      * @param argument the argument's name, for the message
-     * @return {@code value}
      * @throws NullPointerException if {@code value} is null
      * @throws IllegalArgumentException if {@code value} cannot be one znode's name
      */
@@ -31,9 +32,10 @@ final class Names {
     }
 
     /**
+     * {@return {@code port}}
+     *
      * @param port a port
      * @param argument the argument's name, for the message
-     * @return {@code port}
      * @throws IllegalArgumentException if {@code port} is not within 1..65535
      */
     static int requirePort(int port, String argument) {

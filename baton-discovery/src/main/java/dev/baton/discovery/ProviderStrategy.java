@@ -13,8 +13,9 @@ package dev.baton.discovery;
 public interface ProviderStrategy<T> {
 
     /**
+     * {@return the chosen instance, or null if there is none}
+     *
      * @param instanceProvider the instances to choose from
-     * @return the chosen instance, or null if there is none
      */
     ServiceInstance<T> getInstance(InstanceProvider<T> instanceProvider);
 }

@@ -78,7 +78,7 @@ final class Registration<T> {
         return type;
     }
 
-    /** @return the path of the node now: for a sequential registration, with its sequence number; else null */
+    /** {@return the path of the node now: for a sequential registration, with its sequence number; else null} */
     String actualPath() {
         return node != null ? node.getActualPath() : path;
     }

@@ -81,20 +81,20 @@ public final class ServiceCache<T> implements Listenable<ServiceCacheListener>, 
         }
     }
 
-    /** @return the service's name */
+    /** {@return the service's name} */
     public String getName() {
         return name;
     }
 
     /**
-     * @return the cached instances, sorted by id (an unmodifiable snapshot; empty before {@link #start()} and after
-     *         {@link #close()})
+     * {@return the cached instances, sorted by id (an unmodifiable snapshot; empty before {@link #start()} and after
+     *         {@link #close()})}
      */
     public List<ServiceInstance<T>> getInstances() {
         return snapshot().all();
     }
 
-    /** @return the cached instances that are enabled, sorted by id (an unmodifiable snapshot) */
+    /** {@return the cached instances that are enabled, sorted by id (an unmodifiable snapshot)} */
     List<ServiceInstance<T>> enabledInstances() {
         return snapshot().enabled();
     }

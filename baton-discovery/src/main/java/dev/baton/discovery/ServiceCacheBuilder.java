@@ -16,8 +16,9 @@ public final class ServiceCacheBuilder<T> {
     }
 
     /**
+     * {@return this}
+     *
      * @param name the service to cache (required)
-     * @return this
      * @throws NullPointerException if {@code name} is null
      * @throws IllegalArgumentException if {@code name} is not a znode name
      */
@@ -27,7 +28,8 @@ public final class ServiceCacheBuilder<T> {
     }
 
     /**
-     * @return a new cache, not started
+     * {@return a new cache, not started}
+     *
      * @throws NullPointerException if no name was set
      */
     public ServiceCache<T> build() {

@@ -195,7 +195,8 @@ public final class ServiceDiscovery<T> implements AutoCloseable {
     }
 
     /**
-     * @return the names of the services under the base path, sorted; empty if the base path does not exist
+     * {@return the names of the services under the base path, sorted; empty if the base path does not exist}
+     *
      * @throws KeeperException if the read failed
      * @throws InterruptedException if interrupted
      * @throws IllegalStateException if closed
@@ -257,9 +258,10 @@ public final class ServiceDiscovery<T> implements AutoCloseable {
     }
 
     /**
+     * {@return the instance, or null if it is not registered or its data does not decode}
+     *
      * @param name the service's name
      * @param id the instance's id
-     * @return the instance, or null if it is not registered or its data does not decode
      * @throws KeeperException if the read failed
      * @throws InterruptedException if interrupted
      * @throws NullPointerException if an argument is null
@@ -278,12 +280,12 @@ public final class ServiceDiscovery<T> implements AutoCloseable {
         }
     }
 
-    /** @return a builder of a {@link ServiceCache} of one service's instances, closed with this discovery */
+    /** {@return a builder of a {@link ServiceCache} of one service's instances, closed with this discovery} */
     public ServiceCacheBuilder<T> serviceCacheBuilder() {
         return new ServiceCacheBuilder<>(this);
     }
 
-    /** @return a builder of a {@link ServiceProvider} of one service, closed with this discovery */
+    /** {@return a builder of a {@link ServiceProvider} of one service, closed with this discovery} */
     public ServiceProviderBuilder<T> serviceProviderBuilder() {
         return new ServiceProviderBuilder<>(this);
     }
@@ -373,7 +375,7 @@ public final class ServiceDiscovery<T> implements AutoCloseable {
         }
     }
 
-    /** @return the path of a registered instance of this discovery, with its sequence number if it has one */
+    /** {@return the path of a registered instance of this discovery, with its sequence number if it has one} */
     String registeredPath(String id) {
         Registration<T> registration = registrations.get(id);
         return registration == null ? null : registration.actualPath();

@@ -34,9 +34,10 @@ public final class ServiceDiscoveryBuilder<T> {
     }
 
     /**
+     * {@return a new builder}
+     *
      * @param payloadClass the class of the instances' payload ({@code Void.class} for none)
      * @param <T> the payload's type
-     * @return a new builder
      * @throws NullPointerException if {@code payloadClass} is null
      */
     public static <T> ServiceDiscoveryBuilder<T> builder(Class<T> payloadClass) {
@@ -44,8 +45,9 @@ public final class ServiceDiscoveryBuilder<T> {
     }
 
     /**
+     * {@return this}
+     *
      * @param client the client (required)
-     * @return this
      * @throws NullPointerException if {@code client} is null
      * @throws IllegalStateException if already set
      */
@@ -56,8 +58,9 @@ public final class ServiceDiscoveryBuilder<T> {
     }
 
     /**
+     * {@return this}
+     *
      * @param basePath the path under which services are registered, such as {@code "/services"} (required)
-     * @return this
      * @throws NullPointerException if {@code basePath} is null
      * @throws IllegalArgumentException if {@code basePath} is not a valid path
      * @throws IllegalStateException if already set
@@ -75,8 +78,9 @@ public final class ServiceDiscoveryBuilder<T> {
     }
 
     /**
+     * {@return this}
+     *
      * @param thisInstance an instance that {@link ServiceDiscovery#start()} registers
-     * @return this
      * @throws NullPointerException if {@code thisInstance} is null
      * @throws IllegalStateException if already set
      */
@@ -87,9 +91,10 @@ public final class ServiceDiscoveryBuilder<T> {
     }
 
     /**
+     * {@return this}
+     *
      * @param serializer how instances are written to and read from znodes (default:
      *        {@link JsonInstanceSerializer})
-     * @return this
      * @throws NullPointerException if {@code serializer} is null
      * @throws IllegalStateException if already set
      */
@@ -100,10 +105,11 @@ public final class ServiceDiscoveryBuilder<T> {
     }
 
     /**
+     * {@return this}
+     *
      * @param watchInstances true to watch this discovery's own registrations: data written to them by others
      *        (an operator disabling an instance, say) is adopted, and re-created after a session loss instead of the
      *        data registered here (default false)
-     * @return this
      * @throws IllegalStateException if already set
      */
     public ServiceDiscoveryBuilder<T> watchInstances(boolean watchInstances) {
@@ -113,7 +119,8 @@ public final class ServiceDiscoveryBuilder<T> {
     }
 
     /**
-     * @return a new discovery, not started
+     * {@return a new discovery, not started}
+     *
      * @throws NullPointerException if the client or the base path was not set
      */
     public ServiceDiscovery<T> build() {

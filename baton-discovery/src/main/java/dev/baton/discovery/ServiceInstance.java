@@ -67,7 +67,7 @@ public final class ServiceInstance<T> {
         return new Builder<>();
     }
 
-    /** @return a builder holding this instance's fields, to make a changed copy (for {@code updateService}) */
+    /** {@return a builder holding this instance's fields, to make a changed copy (for {@code updateService})} */
     public Builder<T> toBuilder() {
         Builder<T> builder = new Builder<>();
         builder.name = name;
@@ -83,67 +83,68 @@ public final class ServiceInstance<T> {
         return builder;
     }
 
-    /** @return the service's name: the znode under the base path holding its instances */
+    /** {@return the service's name: the znode under the base path holding its instances} */
     public String getName() {
         return name;
     }
 
-    /** @return this instance's id: its znode's name (unique within the service) */
+    /** {@return this instance's id: its znode's name (unique within the service)} */
     public String getId() {
         return id;
     }
 
-    /** @return the address, or null if none was registered */
+    /** {@return the address, or null if none was registered} */
     public String getAddress() {
         return address;
     }
 
-    /** @return the port, or null if none */
+    /** {@return the port, or null if none} */
     public Integer getPort() {
         return port;
     }
 
-    /** @return the SSL port, or null if none */
+    /** {@return the SSL port, or null if none} */
     public Integer getSslPort() {
         return sslPort;
     }
 
-    /** @return the payload, or null if none */
+    /** {@return the payload, or null if none} */
     public T getPayload() {
         return payload;
     }
 
-    /** @return when the instance was registered (epoch milliseconds, as its registrant's clock said) */
+    /** {@return when the instance was registered (epoch milliseconds, as its registrant's clock said)} */
     public long getRegistrationTimeUTC() {
         return registrationTimeUTC;
     }
 
-    /** @return how long the registration lives */
+    /** {@return how long the registration lives} */
     public ServiceType getServiceType() {
         return serviceType;
     }
 
-    /** @return the URI template, or null if none */
+    /** {@return the URI template, or null if none} */
     public UriSpec getUriSpec() {
         return uriSpec;
     }
 
     /**
-     * @return false if the instance is registered but taken out of rotation: providers skip it, queries still
-     *         return it
+     * {@return false if the instance is registered but taken out of rotation: providers skip it, queries still
+     *         return it}
      */
     public boolean isEnabled() {
         return enabled;
     }
 
-    /** @return the URI template filled from this instance, or {@code ""} without a template */
+    /** {@return the URI template filled from this instance, or {@code ""} without a template} */
     public String buildUriSpec() {
         return buildUriSpec(Collections.emptyMap());
     }
 
     /**
+     * {@return the URI template filled from this instance and the variables, or {@code ""} without a template}
+     *
      * @param variables values of variables, winning over this instance's fields
-     * @return the URI template filled from this instance and the variables, or {@code ""} without a template
      * @throws NullPointerException if {@code variables} is null
      */
     public String buildUriSpec(Map<String, Object> variables) {
@@ -201,8 +202,9 @@ public final class ServiceInstance<T> {
         }
 
         /**
+         * {@return this}
+         *
          * @param name the service's name (required): one znode name
-         * @return this
          * @throws NullPointerException if {@code name} is null
          * @throws IllegalArgumentException if it is empty, holds {@code /}, or is not a valid znode name
          */
@@ -212,8 +214,9 @@ public final class ServiceInstance<T> {
         }
 
         /**
+         * {@return this}
+         *
          * @param id the instance's id (default: a random UUID): one znode name, unique within the service
-         * @return this
          * @throws NullPointerException if {@code id} is null
          * @throws IllegalArgumentException if it is empty, holds {@code /}, or is not a valid znode name
          */
@@ -223,9 +226,10 @@ public final class ServiceInstance<T> {
         }
 
         /**
+         * {@return this}
+         *
          * @param address the address (default: this host's first non-loopback IPv4 address, else the loopback
          *        address)
-         * @return this
          * @throws NullPointerException if {@code address} is null
          */
         public Builder<T> address(String address) {
@@ -234,8 +238,9 @@ public final class ServiceInstance<T> {
         }
 
         /**
+         * {@return this}
+         *
          * @param port the port
-         * @return this
          * @throws IllegalArgumentException if {@code port} is not within 1..65535
          */
         public Builder<T> port(int port) {
@@ -244,8 +249,9 @@ public final class ServiceInstance<T> {
         }
 
         /**
+         * {@return this}
+         *
          * @param sslPort the SSL port
-         * @return this
          * @throws IllegalArgumentException if {@code sslPort} is not within 1..65535
          */
         public Builder<T> sslPort(int sslPort) {
@@ -254,8 +260,9 @@ public final class ServiceInstance<T> {
         }
 
         /**
+         * {@return this}
+         *
          * @param payload the payload, or null for none
-         * @return this
          */
         public Builder<T> payload(T payload) {
             this.payload = payload;
@@ -263,8 +270,9 @@ public final class ServiceInstance<T> {
         }
 
         /**
+         * {@return this}
+         *
          * @param serviceType how long the registration lives (default {@link ServiceType#DYNAMIC})
-         * @return this
          * @throws NullPointerException if {@code serviceType} is null
          */
         public Builder<T> serviceType(ServiceType serviceType) {
@@ -273,8 +281,9 @@ public final class ServiceInstance<T> {
         }
 
         /**
+         * {@return this}
+         *
          * @param uriSpec the URI template
-         * @return this
          * @throws NullPointerException if {@code uriSpec} is null
          */
         public Builder<T> uriSpec(UriSpec uriSpec) {
@@ -283,8 +292,9 @@ public final class ServiceInstance<T> {
         }
 
         /**
+         * {@return this}
+         *
          * @param enabled false to register the instance out of rotation (default true)
-         * @return this
          */
         public Builder<T> enabled(boolean enabled) {
             this.enabled = enabled;
@@ -292,9 +302,10 @@ public final class ServiceInstance<T> {
         }
 
         /**
+         * {@return this}
+         *
          * @param registrationTimeUTC the registration time, epoch milliseconds (default: when the builder was
          *        made)
-         * @return this
          */
         public Builder<T> registrationTimeUTC(long registrationTimeUTC) {
             this.registrationTimeUTC = registrationTimeUTC;
@@ -302,7 +313,8 @@ public final class ServiceInstance<T> {
         }
 
         /**
-         * @return a new instance
+         * {@return a new instance}
+         *
          * @throws NullPointerException if no name was set
          */
         public ServiceInstance<T> build() {

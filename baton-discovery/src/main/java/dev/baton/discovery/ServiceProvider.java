@@ -67,7 +67,8 @@ public final class ServiceProvider<T> implements AutoCloseable {
     }
 
     /**
-     * @return every available instance (enabled, not down, kept by the filters), sorted by id
+     * {@return every available instance (enabled, not down, kept by the filters), sorted by id}
+     *
      * @throws IllegalStateException if not started, or closed
      */
     public Collection<ServiceInstance<T>> getAllInstances() {

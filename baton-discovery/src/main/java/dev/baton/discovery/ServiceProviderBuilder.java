@@ -23,8 +23,9 @@ public final class ServiceProviderBuilder<T> {
     }
 
     /**
+     * {@return this}
+     *
      * @param serviceName the service to provide instances of (required)
-     * @return this
      * @throws NullPointerException if {@code serviceName} is null
      * @throws IllegalArgumentException if {@code serviceName} is not a znode name
      */
@@ -34,9 +35,10 @@ public final class ServiceProviderBuilder<T> {
     }
 
     /**
+     * {@return this}
+     *
      * @param providerStrategy how {@code getInstance()} chooses (default: a new {@link RoundRobinStrategy} per
      *        provider)
-     * @return this
      * @throws NullPointerException if {@code providerStrategy} is null
      */
     public ServiceProviderBuilder<T> providerStrategy(ProviderStrategy<T> providerStrategy) {
@@ -45,8 +47,9 @@ public final class ServiceProviderBuilder<T> {
     }
 
     /**
+     * {@return this}
+     *
      * @param downInstancePolicy when instances reported by {@code noteError} are skipped (default: 30 s, 2 errors)
-     * @return this
      * @throws NullPointerException if {@code downInstancePolicy} is null
      */
     public ServiceProviderBuilder<T> downInstancePolicy(DownInstancePolicy downInstancePolicy) {
@@ -68,7 +71,8 @@ public final class ServiceProviderBuilder<T> {
     }
 
     /**
-     * @return a new provider, not started
+     * {@return a new provider, not started}
+     *
      * @throws NullPointerException if no service name was set
      */
     public ServiceProvider<T> build() {

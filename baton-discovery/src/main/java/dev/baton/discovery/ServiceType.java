@@ -19,7 +19,7 @@ public enum ServiceType {
     /** Like {@link #DYNAMIC}, but the node's name is the id followed by a sequence number (Curator's layout). */
     DYNAMIC_SEQUENTIAL;
 
-    /** @return true for the ephemeral types, {@link #DYNAMIC} and {@link #DYNAMIC_SEQUENTIAL} */
+    /** {@return true for the ephemeral types, {@link #DYNAMIC} and {@link #DYNAMIC_SEQUENTIAL}} */
     public boolean isDynamic() {
         return this == DYNAMIC || this == DYNAMIC_SEQUENTIAL;
     }

@@ -56,7 +56,7 @@ final class ServiceWatch<T> {
         return path;
     }
 
-    /** @return the number of caches attached */
+    /** {@return the number of caches attached} */
     int size() {
         return views.size();
     }

@@ -41,7 +41,7 @@ public final class StickyStrategy<T> implements ProviderStrategy<T> {
         return current.get(); // another caller chose meanwhile: stick to its choice
     }
 
-    /** @return how many times an instance was chosen to stick to, less one ({@code -1} before the first) */
+    /** {@return how many times an instance was chosen to stick to, less one ({@code -1} before the first)} */
     public int getInstanceNumber() {
         return instanceNumber.get();
     }

@@ -106,19 +106,20 @@ public final class UriSpec {
         this.parts = List.copyOf(parts);
     }
 
-    /** @return the parts, in order (unmodifiable) */
+    /** {@return the parts, in order (unmodifiable)} */
     public List<Part> getParts() {
         return parts;
     }
 
-    /** @return the template with no instance and no variables: only literal text and {@code {scheme}} */
+    /** {@return the template with no instance and no variables: only literal text and {@code {scheme}}} */
     public String build() {
         return build(null, Map.of());
     }
 
     /**
+     * {@return the URI}
+     *
      * @param variables values of variables
-     * @return the URI
      * @throws NullPointerException if {@code variables} is null
      */
     public String build(Map<String, Object> variables) {
@@ -126,8 +127,9 @@ public final class UriSpec {
     }
 
     /**
+     * {@return the URI}
+     *
      * @param instance the instance whose fields fill the variables, or null
-     * @return the URI
      */
     public String build(ServiceInstance<?> instance) {
         return build(instance, Map.of());

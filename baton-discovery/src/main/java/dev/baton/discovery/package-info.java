@@ -7,4 +7,7 @@
  * {@link dev.baton.discovery.ServiceInstance}s, query them, keep a {@link dev.baton.discovery.ServiceCache} of a
  * service, and pick instances with a {@link dev.baton.discovery.ServiceProvider}.
  */
+@NullMarked
 package dev.baton.discovery;
+
+import org.jspecify.annotations.NullMarked;

@@ -4,4 +4,7 @@
  * binds the client's meters through its {@link dev.baton.OperationListener} hook, and registers locks and leader
  * elections for their own meters.
  */
+@NullMarked
 package dev.baton.micrometer;
+
+import org.jspecify.annotations.NullMarked;

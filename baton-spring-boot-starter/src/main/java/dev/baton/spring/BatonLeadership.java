@@ -85,31 +85,31 @@ public final class BatonLeadership implements SmartLifecycle, DisposableBean {
         this.changes = new SerialExecutor(thread);
     }
 
-    /** @return the election's path */
+    /** {@return the election's path} */
     public String getPath() {
         return path;
     }
 
-    /** @return this instance's id in the election */
+    /** {@return this instance's id in the election} */
     public String getId() {
         return id;
     }
 
-    /** @return true while this instance leads (and its connection is not suspended) */
+    /** {@return true while this instance leads (and its connection is not suspended)} */
     public boolean isLeader() {
         synchronized (lock) {
             return latch != null && latch.hasLeadership();
         }
     }
 
-    /** @return the fencing token of the current leadership; empty when not leading */
+    /** {@return the fencing token of the current leadership; empty when not leading} */
     public OptionalLong fencingToken() {
         synchronized (lock) {
             return latch == null ? OptionalLong.empty() : latch.fencingToken();
         }
     }
 
-    /** @return how long this instance may still act as leader without hearing from ZooKeeper; zero if not leading */
+    /** {@return how long this instance may still act as leader without hearing from ZooKeeper; zero if not leading} */
     public Duration safeFor() {
         synchronized (lock) {
             return latch == null ? Duration.ZERO : latch.safeFor();

@@ -68,7 +68,7 @@ public final class BatonLockRegistry implements ExpirableLockRegistry<Lock>, Aut
         this.decorator = Objects.requireNonNull(decorator, "decorator");
     }
 
-    /** @return the parent path of the locks */
+    /** {@return the parent path of the locks} */
     public String getPath() {
         return path;
     }
@@ -170,7 +170,7 @@ public final class BatonLockRegistry implements ExpirableLockRegistry<Lock>, Aut
         }
     }
 
-    /** @return how many locks the registry keeps now */
+    /** {@return how many locks the registry keeps now} */
     public int size() {
         return locks.size();
     }

@@ -5,4 +5,7 @@
  * ({@link dev.baton.spring.BatonLockRegistry}), the {@code baton} health indicator and Micrometer metrics. Each
  * part is switched on only when the application has what it needs, and backs off for the application's own bean.
  */
+@NullMarked
 package dev.baton.spring;
+
+import org.jspecify.annotations.NullMarked;

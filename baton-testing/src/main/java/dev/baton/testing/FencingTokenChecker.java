@@ -28,8 +28,8 @@ final class FencingTokenChecker implements HistoryChecker {
         Map<HoldTracker.Key, Event> lastAcquire = new HashMap<>();
         List<Violation> out = new ArrayList<>();
         for (Event e : events) {
-            if (e.kind() != History.Kind.ACQUIRED && e.kind() != History.Kind.BECAME_LEADER
-                    || !names.isEmpty() && !names.contains(e.name())) {
+            if ((e.kind() != History.Kind.ACQUIRED && e.kind() != History.Kind.BECAME_LEADER)
+                    || (!names.isEmpty() && !names.contains(e.name()))) {
                 continue;
             }
             HoldTracker.Key key = HoldTracker.keyOf(e);

@@ -165,7 +165,7 @@ final class HoldTracker {
      */
     boolean inTouch(String client) {
         ClientState c = clients.get(client);
-        return c == null || c.connected && !c.paused;
+        return c == null || (c.connected && !c.paused);
     }
 
     /**

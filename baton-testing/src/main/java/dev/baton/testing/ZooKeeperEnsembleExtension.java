@@ -330,7 +330,7 @@ public final class ZooKeeperEnsembleExtension
             }
             int n = 0;
             for (DriverProcess d : testDrivers) {
-                d.copyLogTo(dir.resolve("driver-" + (++n) + "-" + d.pid() + ".log"));
+                d.copyLogTo(dir.resolve("driver-" +  ++n + "-" + d.pid() + ".log"));
             }
             LOG.warn("test failed; kit logs kept in {}", dir.toAbsolutePath());
         } catch (RuntimeException e) {

@@ -23,4 +23,7 @@
  * <p>This module depends only on ZooKeeper, SLF4J and the JUnit Jupiter API, never on the Baton client, so the
  * client's own tests can use it.
  */
+@NullMarked
 package dev.baton.testing;
+
+import org.jspecify.annotations.NullMarked;

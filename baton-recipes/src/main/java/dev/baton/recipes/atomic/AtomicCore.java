@@ -417,7 +417,7 @@ final class AtomicCore<T> {
         if (!policyDelay.isZero()) {
             return policyDelay;
         }
-        long window = 2 * Math.max(500, queuedNanos)
+        long window = (2 * Math.max(500, queuedNanos))
                 << Math.min(lost - 1, Integer.numberOfTrailingZeros(MAX_BACK_OFF_GROWTH));
         return Duration.ofNanos(ThreadLocalRandom.current().nextLong(window + 1));
     }

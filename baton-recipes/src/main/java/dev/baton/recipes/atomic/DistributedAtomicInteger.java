@@ -323,7 +323,7 @@ public final class DistributedAtomicInteger {
         return core.initializeAsync(value);
     }
 
-    /** @return the counter's path */
+    /** {@return the counter's path} */
     public String getPath() {
         return core.path();
     }

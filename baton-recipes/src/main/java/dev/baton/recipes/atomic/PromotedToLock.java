@@ -36,22 +36,22 @@ public final class PromotedToLock {
         this.retryPolicy = builder.retryPolicy != null ? builder.retryPolicy : new RetryNTimes(0, 0);
     }
 
-    /** @return a new builder */
+    /** {@return a new builder} */
     public static Builder builder() {
         return new Builder();
     }
 
-    /** @return the path of the mutex */
+    /** {@return the path of the mutex} */
     public String lockPath() {
         return lockPath;
     }
 
-    /** @return how long to wait for the mutex; empty to wait as long as it takes */
+    /** {@return how long to wait for the mutex; empty to wait as long as it takes} */
     public Optional<Duration> timeout() {
         return Optional.ofNullable(timeout);
     }
 
-    /** @return the retry policy for attempts made while holding the mutex (default: no retries) */
+    /** {@return the retry policy for attempts made while holding the mutex (default: no retries)} */
     public RetryPolicy retryPolicy() {
         return retryPolicy;
     }
@@ -74,8 +74,9 @@ public final class PromotedToLock {
         }
 
         /**
+         * {@return this builder}
+         *
          * @param lockPath the path of the mutex (required)
-         * @return this builder
          * @throws NullPointerException if {@code lockPath} is null
          * @throws IllegalArgumentException if the path is invalid
          * @throws IllegalStateException if already set
@@ -87,9 +88,10 @@ public final class PromotedToLock {
         }
 
         /**
+         * {@return this builder}
+         *
          * @param time how long to wait for the mutex, {@code >= 0}
          * @param unit the unit of {@code time}
-         * @return this builder
          * @throws NullPointerException if {@code unit} is null
          * @throws IllegalArgumentException if {@code time} is negative
          * @throws IllegalStateException if already set
@@ -105,8 +107,9 @@ public final class PromotedToLock {
         }
 
         /**
+         * {@return this builder}
+         *
          * @param retryPolicy the policy for attempts made while holding the mutex
-         * @return this builder
          * @throws NullPointerException if {@code retryPolicy} is null
          * @throws IllegalStateException if already set
          */
@@ -117,7 +120,8 @@ public final class PromotedToLock {
         }
 
         /**
-         * @return the configuration
+         * {@return the configuration}
+         *
          * @throws IllegalStateException if no lock path was set
          */
         public PromotedToLock build() {

@@ -5,4 +5,7 @@
  * ({@link dev.baton.recipes.atomic.PromotedToLock}). Wire-compatible with Apache Curator's recipes of the same
  * names (8- and 4-byte big-endian values).
  */
+@NullMarked
 package dev.baton.recipes.atomic;
+
+import org.jspecify.annotations.NullMarked;

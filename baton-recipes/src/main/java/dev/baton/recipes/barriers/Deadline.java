@@ -32,7 +32,7 @@ final class Deadline {
         return timed;
     }
 
-    /** @return nanoseconds left, at most 0 once passed; {@link Long#MAX_VALUE} when untimed */
+    /** {@return nanoseconds left, at most 0 once passed; {@link Long#MAX_VALUE} when untimed} */
     long remainingNanos() {
         return timed ? deadlineNanos - System.nanoTime() : Long.MAX_VALUE;
     }

@@ -195,7 +195,7 @@ public final class DistributedBarrier {
         }
     }
 
-    /** @return the barrier node's path */
+    /** {@return the barrier node's path} */
     public String getPath() {
         return barrierPath;
     }

@@ -296,12 +296,12 @@ public final class DistributedDoubleBarrier {
         return startAsync(beginLeave(false, Deadline.NONE), Duration.ofNanos(unit.toNanos(maxWait)), passed -> passed);
     }
 
-    /** @return the barrier's path */
+    /** {@return the barrier's path} */
     public String getPath() {
         return barrierPath;
     }
 
-    /** @return how many members the barrier waits for */
+    /** {@return how many members the barrier waits for} */
     public int getMemberQty() {
         return memberQty;
     }

@@ -42,21 +42,21 @@ final class Signal implements Watcher {
         }
     }
 
-    /** @return the event count, to be passed to {@link #await} or {@link #next} after the watch was set */
+    /** {@return the event count, to be passed to {@link #await} or {@link #next} after the watch was set} */
     int mark() {
         synchronized (lock) {
             return events;
         }
     }
 
-    /** @return true once a {@code NodeCreated} event arrived (meaningful when only one path is watched) */
+    /** {@return true once a {@code NodeCreated} event arrived (meaningful when only one path is watched)} */
     boolean sawCreated() {
         synchronized (lock) {
             return created;
         }
     }
 
-    /** @return true once a {@code NodeDeleted} event arrived (meaningful when only one path is watched) */
+    /** {@return true once a {@code NodeDeleted} event arrived (meaningful when only one path is watched)} */
     boolean sawDeleted() {
         synchronized (lock) {
             return deleted;

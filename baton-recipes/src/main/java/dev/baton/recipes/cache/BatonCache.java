@@ -313,12 +313,12 @@ public final class BatonCache implements AutoCloseable {
         }
     }
 
-    /** @return where the cache is in its life */
+    /** {@return where the cache is in its life} */
     Lifecycle.State state() {
         return lifecycle.state();
     }
 
-    /** @return true once the initial load is done */
+    /** {@return true once the initial load is done} */
     boolean isInitialized() {
         return loaded.isDone() && !loaded.isCompletedExceptionally();
     }
@@ -395,7 +395,7 @@ public final class BatonCache implements AutoCloseable {
         return nodes.values().stream();
     }
 
-    /** @return how many nodes are cached, the root included */
+    /** {@return how many nodes are cached, the root included} */
     public int size() {
         return nodes.size();
     }
@@ -626,7 +626,7 @@ public final class BatonCache implements AutoCloseable {
     }
 
     private void stepRead(CacheStep step, Stat stat, byte[] data, Throwable error) {
-        boolean missing = error == null && stat == null || Watching.isNoNode(error);
+        boolean missing = (error == null && stat == null) || Watching.isNoNode(error);
         List<CacheStep> next;
         synchronized (lock) {
             if (!lifecycle.isStarted()) {
@@ -803,7 +803,7 @@ public final class BatonCache implements AutoCloseable {
 
     /** What a read of {@code path} found ({@code stat} null: no such node), applied with the lock held. */
     private void applyRead(String path, long gen, Resync r, Stat stat, byte[] data, Throwable error) {
-        boolean missing = error == null && stat == null || Watching.isNoNode(error);
+        boolean missing = (error == null && stat == null) || Watching.isNoNode(error);
         boolean listChildren = false;
         boolean deliver = true;
         List<String> toRead = null;

@@ -74,8 +74,9 @@ public interface BatonCacheListener {
         }
 
         /**
+         * {@return this builder}
+         *
          * @param listener told the created node for each {@link Type#NODE_CREATED}
-         * @return this builder
          * @throws NullPointerException if {@code listener} is null
          */
         public Builder forCreates(Consumer<ChildData> listener) {
@@ -89,8 +90,9 @@ public interface BatonCacheListener {
         }
 
         /**
+         * {@return this builder}
+         *
          * @param listener told the old and the new node for each {@link Type#NODE_CHANGED}
-         * @return this builder
          * @throws NullPointerException if {@code listener} is null
          */
         public Builder forChanges(BiConsumer<ChildData, ChildData> listener) {
@@ -104,8 +106,9 @@ public interface BatonCacheListener {
         }
 
         /**
+         * {@return this builder}
+         *
          * @param listener told the deleted node (its last cached state) for each {@link Type#NODE_DELETED}
-         * @return this builder
          * @throws NullPointerException if {@code listener} is null
          */
         public Builder forDeletes(Consumer<ChildData> listener) {
@@ -119,8 +122,9 @@ public interface BatonCacheListener {
         }
 
         /**
+         * {@return this builder}
+         *
          * @param listener told every event and the end of the initial load
-         * @return this builder
          * @throws NullPointerException if {@code listener} is null
          */
         public Builder forAll(BatonCacheListener listener) {

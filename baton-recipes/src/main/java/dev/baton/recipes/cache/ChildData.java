@@ -33,17 +33,17 @@ public record ChildData(String path, Stat stat, byte[] data) implements Comparab
         Objects.requireNonNull(stat, "stat");
     }
 
-    /** @return {@link #path()}, under Curator's name */
+    /** {@return {@link #path()}, under Curator's name} */
     public String getPath() {
         return path;
     }
 
-    /** @return {@link #stat()}, under Curator's name */
+    /** {@return {@link #stat()}, under Curator's name} */
     public Stat getStat() {
         return stat;
     }
 
-    /** @return {@link #data()}, under Curator's name */
+    /** {@return {@link #data()}, under Curator's name} */
     public byte[] getData() {
         return data;
     }

@@ -128,12 +128,12 @@ public final class NodeCache implements AutoCloseable {
         return listeners;
     }
 
-    /** @return the cached node's path */
+    /** {@return the cached node's path} */
     public String getPath() {
         return path;
     }
 
-    /** @return the client */
+    /** {@return the client} */
     public BatonClient getClient() {
         return client;
     }

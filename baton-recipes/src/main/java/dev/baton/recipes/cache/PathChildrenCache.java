@@ -236,7 +236,7 @@ public final class PathChildrenCache implements AutoCloseable {
         return listeners;
     }
 
-    /** @return the parent's path */
+    /** {@return the parent's path} */
     public String getPath() {
         return path;
     }

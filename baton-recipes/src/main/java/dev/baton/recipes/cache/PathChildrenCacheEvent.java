@@ -44,12 +44,12 @@ public record PathChildrenCacheEvent(Type type, ChildData data) {
         Objects.requireNonNull(type, "type");
     }
 
-    /** @return {@link #type()}, under Curator's name */
+    /** {@return {@link #type()}, under Curator's name} */
     public Type getType() {
         return type;
     }
 
-    /** @return {@link #data()}, under Curator's name */
+    /** {@return {@link #data()}, under Curator's name} */
     public ChildData getData() {
         return data;
     }

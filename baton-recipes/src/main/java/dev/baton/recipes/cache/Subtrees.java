@@ -11,12 +11,12 @@ final class Subtrees {
     private Subtrees() {
     }
 
-    /** @return what the paths of {@code path}'s descendants start with: {@code path + "/"}, or {@code "/"} */
+    /** {@return what the paths of {@code path}'s descendants start with: {@code path + "/"}, or {@code "/"}} */
     static String childPrefix(String path) {
         return path.equals("/") ? "/" : path + "/";
     }
 
-    /** @return true if {@code path} is {@code ancestor} or below it */
+    /** {@return true if {@code path} is {@code ancestor} or below it} */
     static boolean isAtOrBelow(String ancestor, String path) {
         return path.equals(ancestor) || path.startsWith(childPrefix(ancestor));
     }

@@ -194,12 +194,12 @@ public final class TreeCache implements AutoCloseable, Iterable<ChildData> {
         return children == null ? null : java.util.Collections.unmodifiableMap(children);
     }
 
-    /** @return how many nodes are cached, the root included */
+    /** {@return how many nodes are cached, the root included} */
     public int size() {
         return cache.size();
     }
 
-    /** @return the cached nodes, sorted by path (a parent before its descendants); weakly consistent */
+    /** {@return the cached nodes, sorted by path (a parent before its descendants); weakly consistent} */
     @Override
     public Iterator<ChildData> iterator() {
         return cache.stream().iterator();

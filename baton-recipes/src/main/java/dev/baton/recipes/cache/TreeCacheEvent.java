@@ -45,17 +45,17 @@ public record TreeCacheEvent(Type type, ChildData data, ChildData oldData) {
         Objects.requireNonNull(type, "type");
     }
 
-    /** @return {@link #type()}, under Curator's name */
+    /** {@return {@link #type()}, under Curator's name} */
     public Type getType() {
         return type;
     }
 
-    /** @return {@link #data()}, under Curator's name */
+    /** {@return {@link #data()}, under Curator's name} */
     public ChildData getData() {
         return data;
     }
 
-    /** @return {@link #oldData()}, under Curator's name */
+    /** {@return {@link #oldData()}, under Curator's name} */
     public ChildData getOldData() {
         return oldData;
     }

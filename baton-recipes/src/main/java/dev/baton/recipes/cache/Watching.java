@@ -61,10 +61,10 @@ abstract class Watching {
      */
     abstract void remove(Collection<String> watched, boolean async);
 
-    /** @return true if every node below the maximum depth must be listed, even childless, to watch its children */
+    /** {@return true if every node below the maximum depth must be listed, even childless, to watch its children} */
     abstract boolean listsEveryNode();
 
-    /** @return true for one-shot watches: a created node's children must be listed to be watched */
+    /** {@return true for one-shot watches: a created node's children must be listed to be watched} */
     abstract boolean isOneShot();
 
     /** Reads a node (its stat alone when data-less); {@code callback} hears of it once, however it ends. */
@@ -99,7 +99,7 @@ abstract class Watching {
         });
     }
 
-    /** @return true if {@code error} says there is no such node */
+    /** {@return true if {@code error} says there is no such node} */
     static boolean isNoNode(Throwable error) {
         return error != null && Failures.code(error) == KeeperException.Code.NONODE;
     }

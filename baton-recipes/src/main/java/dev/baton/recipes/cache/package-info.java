@@ -7,4 +7,7 @@
  * {@link dev.baton.recipes.cache.PathChildrenCache} and {@link dev.baton.recipes.cache.TreeCache} are Curator's
  * classic cache classes, in their shapes, as façades over {@code BatonCache}. No class here owns a thread.
  */
+@NullMarked
 package dev.baton.recipes.cache;
+
+import org.jspecify.annotations.NullMarked;

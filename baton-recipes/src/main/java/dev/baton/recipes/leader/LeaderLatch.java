@@ -463,7 +463,7 @@ public final class LeaderLatch implements AutoCloseable {
     private void setLeadership(boolean newValue) {
         List<CompletableFuture<Void>> waiting = List.of();
         synchronized (lock) {
-            if (leader == newValue || newValue && !lifecycle.isStarted()) {
+            if (leader == newValue || (newValue && !lifecycle.isStarted())) {
                 return;
             }
             leader = newValue;
@@ -555,36 +555,36 @@ public final class LeaderLatch implements AutoCloseable {
         return led;
     }
 
-    /** @return how many {@link #awaitAsync()} futures are waiting (for tests) */
+    /** {@return how many {@link #awaitAsync()} futures are waiting (for tests)} */
     int awaitingCount() {
         synchronized (lock) {
             return leadershipWaiters.size();
         }
     }
 
-    /** @return where this latch is in its life */
+    /** {@return where this latch is in its life} */
     public State getState() {
         return State.valueOf(lifecycle.state().name());
     }
 
-    /** @return true if this latch is started and leads now */
+    /** {@return true if this latch is started and leads now} */
     public boolean hasLeadership() {
         synchronized (lock) {
             return lifecycle.isStarted() && leader;
         }
     }
 
-    /** @return this participant's id */
+    /** {@return this participant's id} */
     public String getId() {
         return id;
     }
 
-    /** @return the election's path */
+    /** {@return the election's path} */
     public String getPath() {
         return latchPath;
     }
 
-    /** @return the path of this latch's node, or null before it is created */
+    /** {@return the path of this latch's node, or null before it is created} */
     public String getOurPath() {
         synchronized (lock) {
             return ourPath;

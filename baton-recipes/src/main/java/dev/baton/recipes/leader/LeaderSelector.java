@@ -132,7 +132,7 @@ public final class LeaderSelector implements AutoCloseable {
         }
     }
 
-    /** @return this participant's id ({@code ""} unless set) */
+    /** {@return this participant's id ({@code ""} unless set)} */
     public String getId() {
         synchronized (lock) {
             return id;
@@ -393,21 +393,21 @@ public final class LeaderSelector implements AutoCloseable {
         }
     }
 
-    /** @return true while this selector's {@code takeLeadership} runs */
+    /** {@return true while this selector's {@code takeLeadership} runs} */
     public boolean hasLeadership() {
         synchronized (lock) {
             return hold != null && lifecycle.isStarted();
         }
     }
 
-    /** @return the election's path */
+    /** {@return the election's path} */
     public String getPath() {
         return leaderPath;
     }
 
     /**
-     * @return the fencing token of the current leadership (the czxid of this selector's node, strictly
-     *         increasing across successive leaders), empty when not leading
+     * {@return the fencing token of the current leadership (the czxid of this selector's node, strictly
+     *         increasing across successive leaders), empty when not leading}
      */
     public OptionalLong fencingToken() {
         synchronized (lock) {
@@ -416,8 +416,8 @@ public final class LeaderSelector implements AutoCloseable {
     }
 
     /**
-     * @return how long this process may still act as leader without hearing from the server;
-     *         {@link Duration#ZERO} when not leading
+     * {@return how long this process may still act as leader without hearing from the server;
+     *         {@link Duration#ZERO} when not leading}
      */
     public Duration safeFor() {
         Hold current;
@@ -428,7 +428,8 @@ public final class LeaderSelector implements AutoCloseable {
     }
 
     /**
-     * @return the current leader; {@code Participant("", false)} when nobody takes part
+     * {@return the current leader; {@code Participant("", false)} when nobody takes part}
+     *
      * @throws KeeperException if the queue cannot be read
      * @throws InterruptedException if interrupted while waiting
      */
@@ -437,7 +438,8 @@ public final class LeaderSelector implements AutoCloseable {
     }
 
     /**
-     * @return everyone taking part, in queue order; the first is the leader
+     * {@return everyone taking part, in queue order; the first is the leader}
+     *
      * @throws KeeperException if the queue cannot be read
      * @throws InterruptedException if interrupted while waiting
      */

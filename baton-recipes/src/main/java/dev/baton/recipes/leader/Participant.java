@@ -19,7 +19,7 @@ public record Participant(String id, boolean isLeader) {
         Objects.requireNonNull(id, "id");
     }
 
-    /** @return {@link #id()}, under Curator's name, for ported code */
+    /** {@return {@link #id()}, under Curator's name, for ported code} */
     public String getId() {
         return id;
     }

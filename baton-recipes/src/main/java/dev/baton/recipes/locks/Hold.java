@@ -9,7 +9,7 @@ import java.time.Duration;
  */
 public interface Hold extends AutoCloseable {
 
-    /** @return the full path of the node that holds the lock */
+    /** {@return the full path of the node that holds the lock} */
     String nodePath();
 
     /**
@@ -21,16 +21,16 @@ public interface Hold extends AutoCloseable {
      */
     long fencingToken();
 
-    /** @return what the holder may assume now */
+    /** {@return what the holder may assume now} */
     HoldState state();
 
     /**
-     * @return how long this process may still act as holder without hearing from the server;
-     *         {@link Duration#ZERO} once released or lost
+     * {@return how long this process may still act as holder without hearing from the server;
+     *         {@link Duration#ZERO} once released or lost}
      */
     Duration safeFor();
 
-    /** @return true until released or {@link HoldState#LOST} */
+    /** {@return true until released or {@link HoldState#LOST}} */
     boolean isHeld();
 
     /**

@@ -43,21 +43,21 @@ public interface InterProcessLock {
      */
     void release();
 
-    /** @return true if this process holds the lock and has not learned that the hold is lost */
+    /** {@return true if this process holds the lock and has not learned that the hold is lost} */
     boolean isAcquiredInThisProcess();
 
     /**
-     * @return the fencing token of the caller's hold (see {@link Hold#fencingToken()}); empty when the caller
-     *         does not hold the lock or its hold is lost
+     * {@return the fencing token of the caller's hold (see {@link Hold#fencingToken()}); empty when the caller
+     *         does not hold the lock or its hold is lost}
      */
     OptionalLong fencingToken();
 
     /**
-     * @return how long the caller may still act as holder without hearing from the server;
-     *         {@link Duration#ZERO} when it does not hold the lock
+     * {@return how long the caller may still act as holder without hearing from the server;
+     *         {@link Duration#ZERO} when it does not hold the lock}
      */
     Duration safeFor();
 
-    /** @return listeners told when a hold of this lock may be lost, is lost, or is confirmed again */
+    /** {@return listeners told when a hold of this lock may be lost, is lost, or is confirmed again} */
     Listenable<HoldListener> getHoldListenable();
 }

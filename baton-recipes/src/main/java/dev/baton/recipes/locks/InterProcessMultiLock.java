@@ -246,19 +246,19 @@ public final class InterProcessMultiLock implements InterProcessLock {
             this.holds = holds;
         }
 
-        /** @return the first lock's node */
+        /** {@return the first lock's node} */
         @Override
         public String nodePath() {
             return holds.get(0).nodePath();
         }
 
-        /** @return the first lock's token (see {@link InterProcessMultiLock#fencingToken()}) */
+        /** {@return the first lock's token (see {@link InterProcessMultiLock#fencingToken()})} */
         @Override
         public long fencingToken() {
             return holds.get(0).fencingToken();
         }
 
-        /** @return the worst state of the holds */
+        /** {@return the worst state of the holds} */
         @Override
         public HoldState state() {
             HoldState worst = HoldState.HELD;
@@ -348,7 +348,7 @@ public final class InterProcessMultiLock implements InterProcessLock {
         }
     }
 
-    /** @return true only if every lock is held by this process */
+    /** {@return true only if every lock is held by this process} */
     @Override
     public boolean isAcquiredInThisProcess() {
         for (InterProcessLock lock : locks) {
@@ -371,7 +371,7 @@ public final class InterProcessMultiLock implements InterProcessLock {
         return tokens.isEmpty() ? OptionalLong.empty() : OptionalLong.of(tokens.get(0));
     }
 
-    /** @return the caller's fencing token of each lock, in list order; empty unless it holds every lock */
+    /** {@return the caller's fencing token of each lock, in list order; empty unless it holds every lock} */
     public List<Long> fencingTokens() {
         List<Long> tokens = new ArrayList<>(locks.size());
         for (InterProcessLock lock : locks) {
@@ -384,7 +384,7 @@ public final class InterProcessMultiLock implements InterProcessLock {
         return tokens;
     }
 
-    /** @return the shortest {@link InterProcessLock#safeFor()} of the locks */
+    /** {@return the shortest {@link InterProcessLock#safeFor()} of the locks} */
     @Override
     public Duration safeFor() {
         Duration min = null;
@@ -395,13 +395,13 @@ public final class InterProcessMultiLock implements InterProcessLock {
         return min;
     }
 
-    /** @return listeners told when a hold of any of the locks may be lost, is lost, or is confirmed again */
+    /** {@return listeners told when a hold of any of the locks may be lost, is lost, or is confirmed again} */
     @Override
     public Listenable<HoldListener> getHoldListenable() {
         return holdListeners;
     }
 
-    /** @return the locks, in acquisition order */
+    /** {@return the locks, in acquisition order} */
     public List<InterProcessLock> getLocks() {
         return locks;
     }

@@ -330,7 +330,7 @@ public final class InterProcessMutex implements InterProcessLock, Revocable<Inte
         return false;
     }
 
-    /** @return true if the calling thread holds the lock and has not learned that the hold is lost */
+    /** {@return true if the calling thread holds the lock and has not learned that the hold is lost} */
     public boolean isOwnedByCurrentThread() {
         Owned owned = owners.get(Thread.currentThread());
         return owned != null && owned.hold.isHeld();
@@ -343,7 +343,8 @@ public final class InterProcessMutex implements InterProcessLock, Revocable<Inte
     }
 
     /**
-     * @return the full paths of the lock's nodes in queue order; the first holds the lock
+     * {@return the full paths of the lock's nodes in queue order; the first holds the lock}
+     *
      * @throws KeeperException if the queue cannot be read
      * @throws InterruptedException if interrupted while waiting
      */
@@ -369,7 +370,7 @@ public final class InterProcessMutex implements InterProcessLock, Revocable<Inte
         return queue.holdListeners;
     }
 
-    /** @return the lock's path */
+    /** {@return the lock's path} */
     public String getPath() {
         return queue.path;
     }

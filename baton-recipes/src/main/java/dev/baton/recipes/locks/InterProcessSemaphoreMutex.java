@@ -131,7 +131,7 @@ public final class InterProcessSemaphoreMutex implements InterProcessLock {
         return held == null ? Duration.ZERO : held.safeFor();
     }
 
-    /** @return what the holder may assume now; empty when not acquired */
+    /** {@return what the holder may assume now; empty when not acquired} */
     public java.util.Optional<HoldState> holdState() {
         return java.util.Optional.ofNullable(lease.get()).map(Lease::state);
     }
@@ -142,7 +142,8 @@ public final class InterProcessSemaphoreMutex implements InterProcessLock {
     }
 
     /**
-     * @return the lease node names in queue order; the first holds the lock
+     * {@return the lease node names in queue order; the first holds the lock}
+     *
      * @throws KeeperException if the nodes cannot be read
      * @throws InterruptedException if interrupted while waiting
      */
@@ -150,7 +151,7 @@ public final class InterProcessSemaphoreMutex implements InterProcessLock {
         return semaphore.getParticipantNodes();
     }
 
-    /** @return the lock's path */
+    /** {@return the lock's path} */
     public String getPath() {
         return semaphore.getPath();
     }

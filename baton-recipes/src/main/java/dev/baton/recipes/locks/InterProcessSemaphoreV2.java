@@ -323,7 +323,8 @@ public final class InterProcessSemaphoreV2 implements Revocable<Lease> {
     }
 
     /**
-     * @return the names of the lease nodes, held and waiting, in queue order
+     * {@return the names of the lease nodes, held and waiting, in queue order}
+     *
      * @throws KeeperException if the nodes cannot be read
      * @throws InterruptedException if interrupted while waiting
      */
@@ -331,17 +332,17 @@ public final class InterProcessSemaphoreV2 implements Revocable<Lease> {
         return leases.participantNodes().stream().map(BatonPaths::nodeName).toList();
     }
 
-    /** @return listeners told when a lease of this semaphore may be lost, is lost, or is confirmed again */
+    /** {@return listeners told when a lease of this semaphore may be lost, is lost, or is confirmed again} */
     public Listenable<HoldListener> getHoldListenable() {
         return leases.holdListeners;
     }
 
-    /** @return the semaphore's path */
+    /** {@return the semaphore's path} */
     public String getPath() {
         return path;
     }
 
-    /** @return the maximum number of leases */
+    /** {@return the maximum number of leases} */
     public int getMaxLeases() {
         return maxLeases;
     }

@@ -33,38 +33,38 @@ public final class Lease implements AutoCloseable {
         return client.getData().forPath(hold.nodePath());
     }
 
-    /** @return the lease node's name, such as {@code _c_<uuid>-lease-0000000004} */
+    /** {@return the lease node's name, such as {@code _c_<uuid>-lease-0000000004}} */
     public String getNodeName() {
         return BatonPaths.nodeName(hold.nodePath());
     }
 
-    /** @return the lease node's full path */
+    /** {@return the lease node's full path} */
     public String getNodePath() {
         return hold.nodePath();
     }
 
     /**
-     * @return the lease's fencing token (the czxid of its node; see {@link Hold#fencingToken()}), empty once
-     *         returned or lost
+     * {@return the lease's fencing token (the czxid of its node; see {@link Hold#fencingToken()}), empty once
+     *         returned or lost}
      */
     public OptionalLong fencingToken() {
         return hold.isHeld() ? OptionalLong.of(hold.fencingToken()) : OptionalLong.empty();
     }
 
     /**
-     * @return how long this process may still use the lease without hearing from the server;
-     *         {@link Duration#ZERO} once returned or lost
+     * {@return how long this process may still use the lease without hearing from the server;
+     *         {@link Duration#ZERO} once returned or lost}
      */
     public Duration safeFor() {
         return hold.safeFor();
     }
 
-    /** @return what the holder may assume now: held, possibly lost (SUSPENDED) or lost */
+    /** {@return what the holder may assume now: held, possibly lost (SUSPENDED) or lost} */
     public HoldState state() {
         return hold.state();
     }
 
-    /** @return true until returned or {@link HoldState#LOST} */
+    /** {@return true until returned or {@link HoldState#LOST}} */
     public boolean isHeld() {
         return hold.isHeld();
     }

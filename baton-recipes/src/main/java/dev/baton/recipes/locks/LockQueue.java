@@ -59,9 +59,10 @@ final class LockQueue {
     @FunctionalInterface
     interface Driver {
         /**
+         * {@return {@link Decision#HOLD}, or the nodes to watch}
+         *
          * @param sorted the lock's nodes in queue order
          * @param ourIndex the position of the acquirer's node
-         * @return {@link Decision#HOLD}, or the nodes to watch
          */
         Decision decide(List<String> sorted, int ourIndex);
 

@@ -3,4 +3,7 @@
  * Apache Curator's, with fencing tokens, lost-hold signals ({@link dev.baton.recipes.locks.HoldListener}) and
  * asynchronous acquisition that holds no thread while waiting.
  */
+@NullMarked
 package dev.baton.recipes.locks;
+
+import org.jspecify.annotations.NullMarked;

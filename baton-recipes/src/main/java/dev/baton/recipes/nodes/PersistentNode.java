@@ -174,7 +174,7 @@ public final class PersistentNode implements AutoCloseable {
         return created;
     }
 
-    /** @return how many {@link #waitForInitialCreateAsync()} futures are waiting (for tests) */
+    /** {@return how many {@link #waitForInitialCreateAsync()} futures are waiting (for tests)} */
     int waitingCount() {
         synchronized (lock) {
             return createWaiters.size();
@@ -192,8 +192,8 @@ public final class PersistentNode implements AutoCloseable {
     }
 
     /**
-     * @return the path of the node this instance has now, or null while it has none (not yet created, or
-     *         being re-created)
+     * {@return the path of the node this instance has now, or null while it has none (not yet created, or
+     *         being re-created)}
      */
     public String getActualPath() {
         synchronized (lock) {
@@ -201,7 +201,7 @@ public final class PersistentNode implements AutoCloseable {
         }
     }
 
-    /** @return a copy of the data this node has (or will have when it is created again) */
+    /** {@return a copy of the data this node has (or will have when it is created again)} */
     public byte[] getData() {
         synchronized (lock) {
             return data.clone();
@@ -505,7 +505,7 @@ public final class PersistentNode implements AutoCloseable {
             if (error != null) {
                 return; // the next RECONNECTED looks again
             }
-            if (stat == null || mode.isEphemeral() && stat.getEphemeralOwner() != sessionId()) {
+            if (stat == null || (mode.isEphemeral() && stat.getEphemeralOwner() != sessionId())) {
                 if (stat != null) {
                     // An ephemeral node of an earlier session: it goes when that session is reaped.
                     LOG.debug("PersistentNode {}: {} belongs to an old session", basePath, path);

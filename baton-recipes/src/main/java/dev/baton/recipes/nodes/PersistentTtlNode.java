@@ -179,7 +179,7 @@ public final class PersistentTtlNode implements AutoCloseable {
         return node.waitForInitialCreateAsync().thenCompose(v -> firstTouch);
     }
 
-    /** @return a copy of the node's data */
+    /** {@return a copy of the node's data} */
     public byte[] getData() {
         return node.getData();
     }
@@ -197,12 +197,12 @@ public final class PersistentTtlNode implements AutoCloseable {
         node.setData(data);
     }
 
-    /** @return the TTL child's path */
+    /** {@return the TTL child's path} */
     public String getChildPath() {
         return childPath;
     }
 
-    /** @return the TTL in milliseconds */
+    /** {@return the TTL in milliseconds} */
     public long getTtlMs() {
         return ttlMs;
     }

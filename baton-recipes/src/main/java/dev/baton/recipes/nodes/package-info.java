@@ -4,4 +4,7 @@
  * after its owner stops touching it) and {@link dev.baton.recipes.nodes.GroupMember} (group membership built on a
  * persistent node and a {@link dev.baton.recipes.cache.BatonCache}). No class here owns a thread.
  */
+@NullMarked
 package dev.baton.recipes.nodes;
+
+import org.jspecify.annotations.NullMarked;

@@ -261,7 +261,7 @@ final class Delivery<T> implements Watcher, ConnectionStateListener {
                 boolean headWaits = head != null && layout.delayMillis(head, System.currentTimeMillis()) > 0;
                 boolean refresh = pending.isEmpty() || takenSinceListing >= minItemsBeforeRefresh || headWaits
                         || lostSinceListing >= STALE_AFTER;
-                if (!listed || dirty && refresh) {
+                if (!listed || (dirty && refresh)) {
                     listing = true;
                     listed = true;
                     dirty = false;

@@ -339,7 +339,7 @@ public final class DistributedQueue<T> implements QueueBase<T> {
         return delivery == null ? 0 : delivery.lastCount();
     }
 
-    /** @return the queue's path */
+    /** {@return the queue's path} */
     public String getPath() {
         return config.queuePath();
     }

@@ -60,20 +60,20 @@ abstract class Layout {
         }
     };
 
-    /** @return true if {@code name} is an item node of a queue (other children are skipped) */
+    /** {@return true if {@code name} is an item node of a queue (other children are skipped)} */
     boolean isItem(String name) {
         return name.startsWith(ITEM_PREFIX);
     }
 
-    /** @return the delivery order of item names */
+    /** {@return the delivery order of item names} */
     abstract Comparator<String> order();
 
-    /** @return how long item {@code name} must still wait, in milliseconds; {@code <= 0}: deliverable */
+    /** {@return how long item {@code name} must still wait, in milliseconds; {@code <= 0}: deliverable} */
     long delayMillis(String name, long nowMillis) {
         return 0;
     }
 
-    /** @return the name prefix under which a failed item is put back ({@link ErrorMode#REQUEUE}) */
+    /** {@return the name prefix under which a failed item is put back ({@link ErrorMode#REQUEUE})} */
     String requeuePrefix(String name) {
         return ITEM_PREFIX;
     }

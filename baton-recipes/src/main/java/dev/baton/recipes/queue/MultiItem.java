@@ -11,7 +11,8 @@ package dev.baton.recipes.queue;
 public interface MultiItem<T> {
 
     /**
-     * @return the next item, or null when there are no more
+     * {@return the next item, or null when there are no more}
+     *
      * @throws Exception anything; the put fails with it, wrapped in an {@link IllegalStateException} unless it is
      *         a runtime exception
      */

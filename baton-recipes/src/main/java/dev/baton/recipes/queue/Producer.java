@@ -134,7 +134,7 @@ final class Producer {
 
     /** Sends what waits, or starts the marker's creation or a resynchronization. Holds the lock. */
     private void pump() {
-        if (busy || waiting.isEmpty() && !failed) {
+        if (busy || (waiting.isEmpty() && !failed)) {
             return;
         }
         if (failed) {
@@ -375,8 +375,8 @@ final class Producer {
     private static boolean isMarkerFailure(Put put) {
         KeeperException.Code code = Failures.code(put.failure);
         return code == KeeperException.Code.BADVERSION
-                || code == KeeperException.Code.NONODE && put.failure instanceof KeeperException ke
-                        && put.marker.equals(ke.getPath());
+                || (code == KeeperException.Code.NONODE && put.failure instanceof KeeperException ke
+                        && put.marker.equals(ke.getPath()));
     }
 
     /** Waits until no put is outstanding. */
@@ -404,7 +404,7 @@ final class Producer {
         }
     }
 
-    /** @return the marker's path */
+    /** {@return the marker's path} */
     String markerPath() {
         synchronized (lock) {
             return markerPath;

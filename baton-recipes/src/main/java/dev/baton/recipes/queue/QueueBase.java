@@ -30,7 +30,7 @@ public interface QueueBase<T> extends AutoCloseable {
     @Override
     void close();
 
-    /** @return the put listeners */
+    /** {@return the put listeners} */
     Listenable<QueuePutListener<T>> getPutListenerContainer();
 
     /**
@@ -54,6 +54,6 @@ public interface QueueBase<T> extends AutoCloseable {
      */
     boolean flushPuts(long waitTime, TimeUnit timeUnit) throws InterruptedException;
 
-    /** @return how many items the consumer's last listing of the queue held (for information only) */
+    /** {@return how many items the consumer's last listing of the queue held (for information only)} */
     int getLastMessageCount();
 }

@@ -155,12 +155,12 @@ public final class QueueBuilder<T> {
         return this;
     }
 
-    /** @return a FIFO queue */
+    /** {@return a FIFO queue} */
     public DistributedQueue<T> buildQueue() {
         return new DistributedQueue<>(config(), Layout.PLAIN, Integer.MAX_VALUE);
     }
 
-    /** @return a FIFO queue whose items carry ids, by which they can be removed */
+    /** {@return a FIFO queue whose items carry ids, by which they can be removed} */
     public DistributedIdQueue<T> buildIdQueue() {
         return new DistributedIdQueue<>(new DistributedQueue<>(config(), Layout.ID, Integer.MAX_VALUE));
     }
@@ -182,7 +182,7 @@ public final class QueueBuilder<T> {
                 minItemsBeforeRefresh));
     }
 
-    /** @return a queue whose items are each delivered no earlier than a given time */
+    /** {@return a queue whose items are each delivered no earlier than a given time} */
     public DistributedDelayQueue<T> buildDelayQueue() {
         return new DistributedDelayQueue<>(new DistributedQueue<>(config(), Layout.DELAY, Integer.MAX_VALUE));
     }

@@ -12,14 +12,16 @@ package dev.baton.recipes.queue;
 public interface QueueSerializer<T> {
 
     /**
+     * {@return its bytes, not null (may be empty)}
+     *
      * @param item an item, never null
-     * @return its bytes, not null (may be empty)
      */
     byte[] serialize(T item);
 
     /**
+     * {@return the item}
+     *
      * @param bytes bytes made by {@link #serialize}
-     * @return the item
      */
     T deserialize(byte[] bytes);
 }

@@ -90,7 +90,8 @@ public final class SimpleDistributedQueue {
     }
 
     /**
-     * @return the first item, left in the queue
+     * {@return the first item, left in the queue}
+     *
      * @throws NoSuchElementException if the queue is empty
      * @throws KeeperException if ZooKeeper fails a read
      * @throws InterruptedException if interrupted while waiting
@@ -104,7 +105,8 @@ public final class SimpleDistributedQueue {
     }
 
     /**
-     * @return the first item, taken out of the queue
+     * {@return the first item, taken out of the queue}
+     *
      * @throws NoSuchElementException if the queue is empty
      * @throws KeeperException if ZooKeeper fails a request
      * @throws InterruptedException if interrupted while waiting
@@ -118,7 +120,8 @@ public final class SimpleDistributedQueue {
     }
 
     /**
-     * @return the first item, left in the queue, or null if the queue is empty
+     * {@return the first item, left in the queue, or null if the queue is empty}
+     *
      * @throws KeeperException if ZooKeeper fails a read
      * @throws InterruptedException if interrupted while waiting
      */
@@ -127,7 +130,8 @@ public final class SimpleDistributedQueue {
     }
 
     /**
-     * @return the first item, taken out of the queue, or null if the queue is empty
+     * {@return the first item, taken out of the queue, or null if the queue is empty}
+     *
      * @throws KeeperException if ZooKeeper fails a request
      * @throws InterruptedException if interrupted while waiting
      */

@@ -25,4 +25,7 @@
  * large messages, retention, replay or fan-out to many consumer groups, use a message broker (Kafka, RabbitMQ,
  * Pulsar, a cloud queue).
  */
+@NullMarked
 package dev.baton.recipes.queue;
+
+import org.jspecify.annotations.NullMarked;

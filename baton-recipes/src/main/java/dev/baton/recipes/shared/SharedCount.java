@@ -207,7 +207,7 @@ public final class SharedCount implements SharedCountReader, AutoCloseable {
         listeners.removeListener(listener);
     }
 
-    /** @return the count's path */
+    /** {@return the count's path} */
     public String getPath() {
         return value.getPath();
     }

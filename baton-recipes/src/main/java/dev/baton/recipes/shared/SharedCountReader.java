@@ -6,15 +6,17 @@ import dev.baton.listen.Listenable;
 public interface SharedCountReader extends Listenable<SharedCountListener> {
 
     /**
-     * @return the latest value this process knows of
+     * {@return the latest value this process knows of}
+     *
      * @throws IllegalStateException if the count is not started (or its {@code startAsync()} has not completed)
      *         or is closed
      */
     int getCount();
 
     /**
-     * @return the latest value this process knows of, with its version, for
-     *         {@link SharedCount#trySetCount(VersionedValue, int)}
+     * {@return the latest value this process knows of, with its version, for
+     *         {@link SharedCount#trySetCount(VersionedValue, int)}}
+     *
      * @throws IllegalStateException if the count is not started (or its {@code startAsync()} has not completed)
      *         or is closed
      */

@@ -194,7 +194,7 @@ public final class SharedValue implements SharedValueReader, AutoCloseable {
         return new VersionedValue<>(known.version(), known.value().clone());
     }
 
-    /** @return the value known, not copied */
+    /** {@return the value known, not copied} */
     VersionedValue<byte[]> known() {
         synchronized (lock) {
             lifecycle.requireStarted();
@@ -307,7 +307,7 @@ public final class SharedValue implements SharedValueReader, AutoCloseable {
         });
     }
 
-    /** @return the value's path */
+    /** {@return the value's path} */
     public String getPath() {
         return path;
     }

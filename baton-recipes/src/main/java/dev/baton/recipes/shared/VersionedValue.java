@@ -23,12 +23,12 @@ public record VersionedValue<T>(int version, T value) {
         Objects.requireNonNull(value, "value");
     }
 
-    /** @return {@link #version()}, named as in Curator */
+    /** {@return {@link #version()}, named as in Curator} */
     public int getVersion() {
         return version;
     }
 
-    /** @return {@link #value()}, named as in Curator */
+    /** {@return {@link #value()}, named as in Curator} */
     public T getValue() {
         return value;
     }

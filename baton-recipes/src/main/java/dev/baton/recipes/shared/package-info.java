@@ -3,4 +3,7 @@
  * and can change, and {@link dev.baton.recipes.shared.SharedCount}, an integer on it. Wire-compatible with Apache
  * Curator's {@code SharedValue} (the bytes as they are) and {@code SharedCount} (a 4-byte big-endian int).
  */
+@NullMarked
 package dev.baton.recipes.shared;
+
+import org.jspecify.annotations.NullMarked;
