@@ -9,7 +9,11 @@ import java.util.Objects;
  * @param scheme the authentication scheme, such as {@code "digest"}
  * @param auth the scheme-specific credentials, such as {@code "user:password"} as bytes
  */
-public record AuthInfo(String scheme, byte[] auth) {
+public record AuthInfo(
+        String scheme,
+        // Bytes, as ZooKeeper's addAuthInfo takes them; the constructor and the accessor copy them, and equals,
+        // hashCode and toString below compare and show the content.
+        @SuppressWarnings("ArrayRecordComponent") byte[] auth) {
 
     /**
      * Validates and copies the credentials.

@@ -9,6 +9,8 @@ package dev.baton;
 public interface BackgroundCallback {
 
     /**
+     * Receives the outcome of one background operation.
+     *
      * @param client the client that ran the operation
      * @param event the outcome
      * @throws Exception anything; reported as an unhandled error

@@ -8,6 +8,8 @@ package dev.baton;
 public interface BatonListener {
 
     /**
+     * Receives one background result or watched event.
+     *
      * @param client the client
      * @param event the result or watched event
      * @throws Exception anything; reported as an unhandled error

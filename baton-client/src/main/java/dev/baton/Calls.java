@@ -24,7 +24,7 @@ final class Calls {
 
     /** Copies every field of a stat, for {@code storingStatIn} on the callback path. */
     static void copy(Stat from, Stat to) {
-        if (to == null || from == null || to == from) {
+        if (to == null || from == null) {
             return;
         }
         to.setAversion(from.getAversion());

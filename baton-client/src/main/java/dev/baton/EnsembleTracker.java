@@ -83,7 +83,7 @@ final class EnsembleTracker {
      */
     static String connectStringFromConfig(String config) {
         List<String> addresses = new ArrayList<>();
-        for (String line : config.split("\n")) {
+        for (String line : config.split("\n", -1)) {
             line = line.trim();
             if (!line.startsWith("server.")) {
                 continue;

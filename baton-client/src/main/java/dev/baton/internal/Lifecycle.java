@@ -24,6 +24,8 @@ public final class Lifecycle {
     private final AtomicReference<State> state = new AtomicReference<>(State.LATENT);
 
     /**
+     * Makes a lifecycle in the {@code LATENT} state.
+     *
      * @param name how failures name the recipe, such as {@code "LeaderLatch /election"}
      */
     public Lifecycle(String name) {
@@ -53,6 +55,8 @@ public final class Lifecycle {
     }
 
     /**
+     * Checks that the recipe is started and not closed.
+     *
      * @throws IllegalStateException if not started, or closed
      */
     public void requireStarted() {
