@@ -1,10 +1,11 @@
 package dev.baton;
 
 import dev.baton.internal.Failures;
+import dev.baton.internal.Futures;
+import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -40,27 +41,25 @@ final class BackgroundRetrier {
             if (core.isClosed() || !pending.contains(this)) {
                 return;
             }
-            core.session().whenConnected(0)
-                    .thenCompose(v -> work.get())
-                    .whenComplete((v, error) -> {
-                        if (error == null) {
-                            LOG.debug("Background work done: {}", description);
-                            pending.remove(this);
-                        } else if (core.isClosed()) {
-                            pending.remove(this);
-                        } else if (Failures.isConnectionProblem(error)) {
-                            long pause = pauseMs;
-                            pauseMs = Math.min(pauseMs * 2, MAX_PAUSE_MS);
-                            try {
-                                core.scheduler().schedule(this::attempt, pause, TimeUnit.MILLISECONDS);
-                            } catch (RuntimeException e) {
-                                pending.remove(this);
-                            }
-                        } else {
-                            pending.remove(this);
-                            core.reportError("background work failed: " + description, Failures.unwrap(error));
-                        }
-                    });
+            Futures.whenDone(core.session().whenConnected(0).thenCompose(v -> work.get()), (v, error) -> {
+                if (error == null) {
+                    LOG.debug("Background work done: {}", description);
+                    pending.remove(this);
+                } else if (core.isClosed()) {
+                    pending.remove(this);
+                } else if (Failures.isConnectionProblem(error)) {
+                    long pause = pauseMs;
+                    pauseMs = Math.min(pauseMs * 2, MAX_PAUSE_MS);
+                    try {
+                        core.rootClient().schedule(this::attempt, Duration.ofMillis(pause));
+                    } catch (RuntimeException e) {
+                        pending.remove(this);
+                    }
+                } else {
+                    pending.remove(this);
+                    core.reportError("background work failed: " + description, Failures.unwrap(error));
+                }
+            });
         }
     }
 

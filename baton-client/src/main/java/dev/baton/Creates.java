@@ -4,7 +4,6 @@ import dev.baton.internal.BatonPaths;
 import dev.baton.internal.Failures;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.function.Function;
 import java.util.function.Supplier;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
@@ -56,10 +55,7 @@ final class Creates {
         if (created.isDone() && !created.isCompletedExceptionally()) {
             return created;
         }
-        return created.handle((path, error) -> {
-            if (error == null) {
-                return CompletableFuture.completedFuture(path);
-            }
+        return created.exceptionallyCompose(error -> {
             if (Failures.code(error) == KeeperException.Code.NODEEXISTS) {
                 if (spec.orSetData()) {
                     return exec.retrying(Calls.setData(spec.path(), spec.userPath(), spec.data(), spec.setDataVersion()))
@@ -73,7 +69,7 @@ final class Creates {
                 }
             }
             return Exec.<String>failed(Failures.unwrap(error));
-        }).thenCompose(Function.identity());
+        });
     }
 
     /** After a retried create met an existing ephemeral node: it is ours if our session owns it. */
@@ -117,36 +113,35 @@ final class Creates {
         }
         List<ACL> acl = client.core().config().aclProvider().getAclForPath(path);
         String userPath = client.userPath(path);
-        return exec.retrying(Calls.create(path, userPath, EMPTY, acl, mode, -1, null)).handle((created, error) -> {
-            KeeperException.Code code = error == null ? KeeperException.Code.OK : Failures.code(error);
-            if (code == KeeperException.Code.OK || code == KeeperException.Code.NODEEXISTS) {
-                return CompletableFuture.<Void>completedFuture(null);
-            }
-            if (code == KeeperException.Code.NONODE) {
-                return mkdirs(client, exec, BatonPaths.parent(path), mode)
-                        .thenCompose(v -> mkdirs(client, exec, path, mode));
-            }
-            return Exec.<Void>failed(Failures.unwrap(error));
-        }).thenCompose(Function.identity());
+        return exec.retrying(Calls.create(path, userPath, EMPTY, acl, mode, -1, null))
+                .<Void>thenApply(created -> null)
+                .exceptionallyCompose(error -> {
+                    KeeperException.Code code = Failures.code(error);
+                    if (code == KeeperException.Code.NODEEXISTS) {
+                        return CompletableFuture.completedFuture(null);
+                    }
+                    if (code == KeeperException.Code.NONODE) {
+                        return mkdirs(client, exec, BatonPaths.parent(path), mode)
+                                .thenCompose(v -> mkdirs(client, exec, path, mode));
+                    }
+                    return Exec.failed(Failures.unwrap(error));
+                });
     }
 
     /** The full path of the child of {@code path}'s parent that carries {@code prefix}, or null. */
     static CompletableFuture<String> findProtected(Exec exec, String path, String prefix) {
         String parent = BatonPaths.parent(path);
-        return exec.once(Calls.getChildren(parent, parent, null, null)).handle((children, error) -> {
-            if (error != null) {
-                if (Failures.code(error) == KeeperException.Code.NONODE) {
-                    return CompletableFuture.<String>completedFuture(null);
-                }
-                return Exec.<String>failed(Failures.unwrap(error));
-            }
-            for (String child : children) {
-                if (child.startsWith(prefix)) {
-                    return CompletableFuture.completedFuture(BatonPaths.makePath(parent, child));
-                }
-            }
-            return CompletableFuture.<String>completedFuture(null);
-        }).thenCompose(Function.identity());
+        return exec.once(Calls.getChildren(parent, parent, null, null))
+                .thenApply(children -> {
+                    for (String child : children) {
+                        if (child.startsWith(prefix)) {
+                            return BatonPaths.makePath(parent, child);
+                        }
+                    }
+                    return null;
+                })
+                .exceptionallyCompose(error -> Failures.code(error) == KeeperException.Code.NONODE
+                        ? CompletableFuture.completedFuture(null) : Exec.failed(Failures.unwrap(error)));
     }
 
     /** Deletes the node carrying {@code prefix} under {@code path}'s parent, if there is one. */

@@ -3,6 +3,7 @@ package dev.baton;
 import dev.baton.internal.BatonPaths;
 import dev.baton.internal.ErrorSink;
 import dev.baton.internal.Failures;
+import dev.baton.internal.Futures;
 import dev.baton.listen.Listenable;
 import dev.baton.listen.UnhandledErrorListener;
 import dev.baton.state.ConnectionState;
@@ -306,7 +307,7 @@ final class DefaultBatonClient implements BatonClient, ErrorSink {
     /** Hands a background operation's outcome to its callback, or to the event listeners. */
     <T> void deliver(CompletableFuture<T> future, BatonEventType type, String path,
             Function<T, BatonEvent> onSuccess, BackgroundCallback callback, Executor executor) {
-        future.whenComplete((result, error) -> {
+        Futures.whenDone(future, (result, error) -> {
             BatonEvent event;
             if (error == null) {
                 event = onSuccess.apply(result);

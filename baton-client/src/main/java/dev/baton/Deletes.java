@@ -5,7 +5,6 @@ import dev.baton.internal.Failures;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.function.Function;
 import java.util.function.Supplier;
 import org.apache.zookeeper.KeeperException;
 
@@ -54,15 +53,12 @@ final class Deletes {
                     return CompletableFuture.allOf(deletes.toArray(CompletableFuture[]::new));
                 })
                 .thenCompose(v -> deleteNode(exec, path, userPath, version))
-                .handle((v, error) -> {
-                    if (error != null && Failures.code(error) == KeeperException.Code.NOTEMPTY
-                            && pass < MAX_TREE_PASSES) {
+                .exceptionallyCompose(error -> {
+                    if (Failures.code(error) == KeeperException.Code.NOTEMPTY && pass < MAX_TREE_PASSES) {
                         // A child appeared while we were deleting; go round again.
                         return deleteTree(client, exec, path, version, pass + 1);
                     }
-                    return error == null ? CompletableFuture.<Void>completedFuture(null)
-                            : Exec.<Void>failed(Failures.unwrap(error));
-                })
-                .thenCompose(Function.identity());
+                    return Exec.<Void>failed(Failures.unwrap(error));
+                });
     }
 }

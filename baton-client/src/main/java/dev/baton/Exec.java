@@ -6,8 +6,6 @@ import dev.baton.retry.RetryPolicy;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
-import java.util.function.Function;
 import java.util.function.Supplier;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
@@ -187,10 +185,7 @@ final class Exec {
         if (first.isDone() && !first.isCompletedExceptionally()) {
             return first; // the common case of a blocking call: no retry machinery to build
         }
-        return first.handle((value, error) -> {
-            if (error == null) {
-                return CompletableFuture.completedFuture(value);
-            }
+        return first.exceptionallyCompose(error -> {
             Throwable cause = Failures.unwrap(error);
             RetryPolicy policy = core.config().retryPolicy();
             if (cause instanceof KeeperException ke && policy.isRetryable(ke.code()) && !core.isClosed()
@@ -205,7 +200,7 @@ final class Exec {
                 }
             }
             return Exec.<T>failed(cause);
-        }).thenCompose(Function.identity());
+        });
     }
 
     CompletableFuture<Void> delay(Duration delay) {
@@ -223,7 +218,7 @@ final class Exec {
         }
         CompletableFuture<Void> done = new CompletableFuture<>();
         try {
-            core.scheduler().schedule(() -> done.complete(null), ms, TimeUnit.MILLISECONDS);
+            core.rootClient().schedule(() -> done.complete(null), Duration.ofMillis(ms));
         } catch (RuntimeException e) {
             done.completeExceptionally(core.closedException());
         }

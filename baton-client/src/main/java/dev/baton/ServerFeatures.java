@@ -79,8 +79,7 @@ final class ServerFeatures {
         if (call.isDone() && !call.isCompletedExceptionally()) {
             return call;
         }
-        return call.handle((value, error) -> error == null ? CompletableFuture.completedFuture(value)
-                : this.<T>explain(feature, error, blocking)).thenCompose(f -> f);
+        return call.exceptionallyCompose(error -> this.<T>explain(feature, error, blocking));
     }
 
     /** The connected server's version, asked now if not yet on this connection; empty if not told or not connected. */

@@ -1,5 +1,6 @@
 package dev.baton;
 
+import dev.baton.internal.Futures;
 import dev.baton.internal.TlsProbe;
 import dev.baton.state.ConnectionState;
 import java.io.IOException;
@@ -402,7 +403,7 @@ final class Session {
         long timeoutMs = (negotiated > 0 ? negotiated : core.config().sessionTimeout().toMillis()) * percent / 100;
         long epoch = ++disconnectEpoch;
         try {
-            core.scheduler().schedule(() -> {
+            core.rootClient().schedule(() -> {
                 synchronized (lock) {
                     if (!closed && !connected && epoch == disconnectEpoch) {
                         LOG.info("Suspended for {} ms; treating session 0x{} as lost", timeoutMs,
@@ -410,7 +411,7 @@ final class Session {
                         expire(true);
                     }
                 }
-            }, timeoutMs, TimeUnit.MILLISECONDS);
+            }, Duration.ofMillis(timeoutMs));
         } catch (RuntimeException e) {
             LOG.debug("Could not schedule simulated expiration (closing?)", e);
         }
@@ -473,10 +474,10 @@ final class Session {
                 var timer = core.scheduler().schedule(
                         () -> waiter.completeExceptionally(notConnected()),
                         timeoutMs, TimeUnit.MILLISECONDS);
-                waiter.whenComplete((v, e) -> {
+                Futures.whenDone(waiter, (v, e) -> {
                     timer.cancel(false);
                     synchronized (lock) {
-                        connectWaiters.remove(waiter);
+                        connectWaiters.removeIf(w -> w == waiter); // the very waiter: futures have no equality
                     }
                 });
             } catch (RuntimeException e) {

@@ -1,6 +1,7 @@
 package dev.baton;
 
 import dev.baton.internal.Failures;
+import dev.baton.internal.Futures;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
@@ -39,12 +40,12 @@ final class Traced {
     <T> CompletableFuture<T> report(CompletableFuture<T> operation) {
         if (operation.isDone()) {
             if (operation.isCompletedExceptionally()) {
-                operation.whenComplete((value, error) -> completed(null, error));
+                Futures.whenDone(operation, (value, error) -> completed(null, error));
             } else {
                 completed(operation.getNow(null), null);
             }
         } else {
-            operation.whenComplete(this::completed);
+            Futures.whenDone(operation, this::completed);
         }
         return operation;
     }

@@ -38,7 +38,7 @@ public final class CallerExecutor implements Executor {
      * @throws InterruptedException if interrupted while waiting for a task
      */
     public void runUntil(CompletableFuture<?> done) throws InterruptedException {
-        done.whenComplete((v, e) -> {
+        Futures.whenDone(done, (v, e) -> {
             synchronized (tasks) {
                 tasks.notifyAll();
             }

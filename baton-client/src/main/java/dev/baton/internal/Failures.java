@@ -116,7 +116,7 @@ public final class Failures {
      */
     public static <T> CompletableFuture<T> unwrapped(CompletableFuture<T> future) {
         CompletableFuture<T> result = new CompletableFuture<>();
-        future.whenComplete((value, error) -> {
+        Futures.whenDone(future, (value, error) -> {
             if (error == null) {
                 result.complete(value);
             } else {

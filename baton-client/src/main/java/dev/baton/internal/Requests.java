@@ -114,7 +114,7 @@ public final class Requests {
                 return;
             }
             if (!attempt.isDone()) {
-                attempt.whenComplete((value, error) -> {
+                Futures.whenDone(attempt, (value, error) -> {
                     if (error != null) {
                         result.completeExceptionally(Failures.unwrap(error));
                     } else if (value != null) {
