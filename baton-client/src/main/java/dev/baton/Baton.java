@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ThreadFactory;
 import org.apache.zookeeper.client.ZKClientConfig;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Makes {@link BatonClient}s.
@@ -70,26 +71,27 @@ public final class Baton {
      * copies the options, so one builder can make several clients. Not thread-safe.
      */
     public static final class Builder {
-        private EnsembleProvider ensembleProvider;
-        private Duration sessionTimeout;
-        private Duration connectionTimeout;
-        private RetryPolicy retryPolicy;
-        private String namespace;
-        private ACLProvider aclProvider;
+        // Each option is null until it is set.
+        private @Nullable EnsembleProvider ensembleProvider;
+        private @Nullable Duration sessionTimeout;
+        private @Nullable Duration connectionTimeout;
+        private @Nullable RetryPolicy retryPolicy;
+        private @Nullable String namespace;
+        private @Nullable ACLProvider aclProvider;
         private final List<AuthInfo> authInfos = new ArrayList<>();
-        private CompressionProvider compressionProvider;
-        private Boolean compressionEnabled;
-        private Boolean canBeReadOnly;
-        private ConnectionStateErrorPolicy errorPolicy;
-        private Integer simulatedExpirationPercent;
-        private ThreadFactory threadFactory;
-        private ZKClientConfig zkClientConfig;
-        private Boolean ensembleTracker;
+        private @Nullable CompressionProvider compressionProvider;
+        private @Nullable Boolean compressionEnabled;
+        private @Nullable Boolean canBeReadOnly;
+        private @Nullable ConnectionStateErrorPolicy errorPolicy;
+        private @Nullable Integer simulatedExpirationPercent;
+        private @Nullable ThreadFactory threadFactory;
+        private @Nullable ZKClientConfig zkClientConfig;
+        private @Nullable Boolean ensembleTracker;
 
         private Builder() {
         }
 
-        private static void requireUnset(Object current, String option) {
+        private static void requireUnset(@Nullable Object current, String option) {
             if (current != null) {
                 throw new IllegalStateException(option + " was already set to " + current);
             }
@@ -164,7 +166,7 @@ public final class Baton {
          * @return this builder
          * @throws IllegalArgumentException if the namespace is not a valid path once prefixed with {@code /}
          */
-        public Builder namespace(String namespace) {
+        public Builder namespace(@Nullable String namespace) {
             requireUnset(this.namespace, "namespace");
             this.namespace = Namespace.normalize(namespace);
             return this;
@@ -334,7 +336,7 @@ public final class Baton {
             return new ClientCore(config).rootClient();
         }
 
-        private static <T> T or(T value, T fallback) {
+        private static <T> T or(@Nullable T value, T fallback) {
             return value != null ? value : fallback;
         }
 

@@ -12,6 +12,7 @@ import java.util.Optional;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import org.apache.zookeeper.ZooKeeper;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A ZooKeeper client that keeps its session healthy: it retries operations that failed for connection reasons,
@@ -85,7 +86,7 @@ public interface BatonClient extends AutoCloseable {
     /**
      * {@return the current connection state; null before the first connection}
      */
-    ConnectionState getConnectionState();
+    @Nullable ConnectionState getConnectionState();
 
     /** {@return true if the client is connected to a server now} */
     boolean isConnected();
@@ -187,7 +188,7 @@ public interface BatonClient extends AutoCloseable {
      * @return the view
      * @throws IllegalArgumentException if the namespace is not a valid path once prefixed with {@code /}
      */
-    BatonClient usingNamespace(String namespace);
+    BatonClient usingNamespace(@Nullable String namespace);
 
     /** {@return a builder for a create} */
     CreateBuilder create();

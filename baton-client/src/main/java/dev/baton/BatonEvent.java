@@ -5,6 +5,7 @@ import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.WatchedEvent;
 import org.apache.zookeeper.data.ACL;
 import org.apache.zookeeper.data.Stat;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The outcome of an operation run {@code inBackground(...)}, or a watched event, as given to a
@@ -28,14 +29,15 @@ import org.apache.zookeeper.data.Stat;
 public record BatonEvent(
         BatonEventType type,
         int resultCode,
-        String path,
-        String name,
-        List<String> children,
-        byte[] data,
-        Stat stat,
-        WatchedEvent watchedEvent,
-        List<ACL> acls,
-        List<BatonTransactionResult> opResults) {
+        @Nullable String path,
+        @Nullable String name,
+        @Nullable List<String> children,
+        // ZooKeeper's bytes as the operation returned them, not copied: an event is handed to its callback once.
+        @SuppressWarnings("ArrayRecordComponent") byte @Nullable [] data,
+        @Nullable Stat stat,
+        @Nullable WatchedEvent watchedEvent,
+        @Nullable List<ACL> acls,
+        @Nullable List<BatonTransactionResult> opResults) {
 
     /** {@return true if the operation succeeded} */
     public boolean isOk() {

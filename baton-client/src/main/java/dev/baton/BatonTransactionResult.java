@@ -1,6 +1,7 @@
 package dev.baton;
 
 import org.apache.zookeeper.data.Stat;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The result of one operation of a transaction.
@@ -11,6 +12,6 @@ import org.apache.zookeeper.data.Stat;
  * @param resultStat for a set-data, the node's new stat; otherwise null
  * @param error {@code 0}, or the ZooKeeper error code of this operation when the transaction failed
  */
-public record BatonTransactionResult(BatonOp.Type type, String forPath, String resultPath, Stat resultStat,
-        int error) {
+public record BatonTransactionResult(BatonOp.Type type, String forPath, @Nullable String resultPath,
+        @Nullable Stat resultStat, int error) {
 }

@@ -13,6 +13,7 @@ import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.data.ACL;
 import org.apache.zookeeper.data.Stat;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The ZooKeeper requests the client makes, each in blocking and callback form. {@code path} is the full path
@@ -22,8 +23,11 @@ final class Calls {
     private Calls() {
     }
 
-    /** Copies every field of a stat, for {@code storingStatIn} on the callback path. */
-    static void copy(Stat from, Stat to) {
+    /**
+     * Copies every field of a stat, for {@code storingStatIn} on the callback path: nothing when there is no
+     * stat to copy (a failed request) or none to fill (the caller asked for none).
+     */
+    static void copy(@Nullable Stat from, @Nullable Stat to) {
         if (to == null || from == null) {
             return;
         }
@@ -79,7 +83,7 @@ final class Calls {
     }
 
     static ZkCall<String> create(String path, String userPath, byte[] data, List<ACL> givenAcl, CreateMode mode,
-            long ttl, Stat stat) {
+            long ttl, @Nullable Stat stat) {
         List<ACL> acl = forHandle(givenAcl);
         return named(path, userPath, new ZkCall<>() {
             @Override
@@ -104,11 +108,11 @@ final class Calls {
         });
     }
 
-    static ZkCall<Stat> exists(String path, Watcher watcher) {
+    static ZkCall<Stat> exists(String path, @Nullable Watcher watcher) {
         return exists(path, path, watcher);
     }
 
-    static ZkCall<Stat> exists(String path, String userPath, Watcher watcher) {
+    static ZkCall<Stat> exists(String path, String userPath, @Nullable Watcher watcher) {
         return named(path, userPath, new ZkCall<>() {
             @Override
             public Stat sync(ZooKeeper zk) throws KeeperException, InterruptedException {
@@ -128,7 +132,7 @@ final class Calls {
         });
     }
 
-    static ZkCall<byte[]> getData(String path, String userPath, Watcher watcher, Stat stat) {
+    static ZkCall<byte[]> getData(String path, String userPath, @Nullable Watcher watcher, @Nullable Stat stat) {
         return named(path, userPath, new ZkCall<>() {
             @Override
             public byte[] sync(ZooKeeper zk) throws KeeperException, InterruptedException {
@@ -159,7 +163,8 @@ final class Calls {
         });
     }
 
-    static ZkCall<List<String>> getChildren(String path, String userPath, Watcher watcher, Stat stat) {
+    static ZkCall<List<String>> getChildren(String path, String userPath, @Nullable Watcher watcher,
+            @Nullable Stat stat) {
         return named(path, userPath, new ZkCall<>() {
             @Override
             public List<String> sync(ZooKeeper zk) throws KeeperException, InterruptedException {
@@ -213,7 +218,7 @@ final class Calls {
         });
     }
 
-    static ZkCall<List<ACL>> getACL(String path, String userPath, Stat stat) {
+    static ZkCall<List<ACL>> getACL(String path, String userPath, @Nullable Stat stat) {
         Stat target = stat != null ? stat : new Stat();
         return named(path, userPath, new ZkCall<>() {
             @Override
@@ -262,8 +267,8 @@ final class Calls {
     }
 
     /** {@code watcher == null} removes all watches of the type. */
-    static ZkCall<Void> removeWatches(String path, String userPath, Watcher watcher, Watcher.WatcherType type,
-            boolean local) {
+    static ZkCall<Void> removeWatches(String path, String userPath, @Nullable Watcher watcher,
+            Watcher.WatcherType type, boolean local) {
         return named(path, userPath, new ZkCall<>() {
             @Override
             public Void sync(ZooKeeper zk) throws KeeperException, InterruptedException {

@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.ThreadFactory;
 import org.apache.zookeeper.client.ZKClientConfig;
+import org.jspecify.annotations.Nullable;
 
 /** A client's options, copied out of the builder. */
 record ClientConfig(
@@ -21,7 +22,7 @@ record ClientConfig(
         boolean canBeReadOnly,
         ConnectionStateErrorPolicy errorPolicy,
         int simulatedExpirationPercent,
-        ThreadFactory threadFactory,
-        ZKClientConfig zkClientConfig,
+        @Nullable ThreadFactory threadFactory,
+        @Nullable ZKClientConfig zkClientConfig,
         boolean ensembleTracker) {
 }

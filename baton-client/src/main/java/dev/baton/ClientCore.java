@@ -15,6 +15,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import dev.baton.listen.UnhandledErrorListener;
 import org.apache.zookeeper.ZooKeeper;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -39,14 +40,15 @@ final class ClientCore {
     private final OperationListeners operationListeners = new OperationListeners(this::reportError);
     private final Set<String> ensuredPaths = ConcurrentHashMap.newKeySet();
     private final BackgroundRetrier retrier = new BackgroundRetrier(this);
-    private final EnsembleTracker ensembleTracker;
+    /** Null when the client does not follow a reconfigured ensemble. */
+    private final @Nullable EnsembleTracker ensembleTracker;
     private final Exec blocking = new Exec(this, true);
     private final Exec async = new Exec(this, false);
     private final DefaultBatonClient root;
 
     ClientCore(ClientConfig config) {
         this.config = config;
-        ThreadFactory factory = config.threadFactory() != null ? config.threadFactory() : null;
+        ThreadFactory factory = config.threadFactory();
         this.scheduler = new ScheduledThreadPoolExecutor(1, threadFactory(factory, "baton-scheduler-" + id));
         this.scheduler.setRemoveOnCancelPolicy(true);
         this.scheduler.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
@@ -64,7 +66,7 @@ final class ClientCore {
         this.root = new DefaultBatonClient(this, Namespace.of(config.namespace()), true);
     }
 
-    private static ThreadFactory threadFactory(ThreadFactory given, String name) {
+    private static ThreadFactory threadFactory(@Nullable ThreadFactory given, String name) {
         if (given != null) {
             return given;
         }
@@ -129,6 +131,8 @@ final class ClientCore {
         operationListeners.operationCompleted(event);
     }
 
+    // NullAway takes every AtomicReference.get() for nullable; this one starts LATENT and is never set to null.
+    @SuppressWarnings("NullAway")
     BatonClient.State state() {
         return state.get();
     }

@@ -10,17 +10,18 @@ import java.util.concurrent.CompletableFuture;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.data.ACL;
 import org.apache.zookeeper.data.Stat;
+import org.jspecify.annotations.Nullable;
 
 final class CreateBuilderImpl extends OpBuilder<String> implements CreateBuilder {
     private CreateMode mode = CreateMode.PERSISTENT;
     private long ttl = -1;
-    private List<ACL> acl;
-    private CreateMode parentMode;
+    private @Nullable List<ACL> acl;
+    private @Nullable CreateMode parentMode;
     private boolean protection;
     private boolean orSetData;
     private int setDataVersion = -1;
     private boolean compressed;
-    private Stat stat;
+    private @Nullable Stat stat;
 
     CreateBuilderImpl(DefaultBatonClient client) {
         super(client);
@@ -96,7 +97,7 @@ final class CreateBuilderImpl extends OpBuilder<String> implements CreateBuilder
     }
 
     @Override
-    CompletableFuture<String> run(Exec exec, String path, byte[] data) {
+    CompletableFuture<String> run(Exec exec, String path, byte @Nullable [] data) {
         String full = client.fullPath(path, mode.isSequential());
         Creates.checkTtl(mode, ttl, path);
         byte[] bytes = data == null ? Creates.EMPTY : data;

@@ -9,6 +9,7 @@ import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.data.ACL;
 import org.apache.zookeeper.data.Stat;
+import org.jspecify.annotations.Nullable;
 
 /** The create compositions: parents, protection, create-or-set. All paths here are full (namespaced). */
 final class Creates {
@@ -30,9 +31,15 @@ final class Creates {
         }
     }
 
-    /** What one create asks for. {@code parentMode} is null when parents are not created. */
-    record Spec(String path, String userPath, byte[] data, List<ACL> acl, CreateMode mode, long ttl, Stat stat,
-            String protectedPrefix, CreateMode parentMode, boolean orSetData, int setDataVersion) {
+    /**
+     * What one create asks for. {@code stat} is null when the caller wants none, {@code protectedPrefix} when the
+     * create is not protected, {@code parentMode} when parents are not created.
+     */
+    record Spec(String path, String userPath,
+            // The bytes to send, handed on to ZooKeeper as they are; a spec lives for one create.
+            @SuppressWarnings("ArrayRecordComponent") byte[] data,
+            List<ACL> acl, CreateMode mode, long ttl, @Nullable Stat stat, @Nullable String protectedPrefix,
+            @Nullable CreateMode parentMode, boolean orSetData, int setDataVersion) {
     }
 
     /**
@@ -42,15 +49,16 @@ final class Creates {
      */
     static CompletableFuture<String> create(DefaultBatonClient client, Exec exec, Spec spec) {
         int[] attempts = {0};
+        String protectedPrefix = spec.protectedPrefix();
         Supplier<CompletableFuture<String>> attempt = () -> {
             boolean isRetry = attempts[0]++ > 0;
-            if (isRetry && spec.protectedPrefix() != null) {
-                return findProtected(exec, spec.path(), spec.protectedPrefix()).thenCompose(found ->
+            if (isRetry && protectedPrefix != null) {
+                return findProtected(exec, spec.path(), protectedPrefix).thenCompose(found ->
                         found != null ? CompletableFuture.completedFuture(found) : createWithParents(client, exec, spec));
             }
             return createWithParents(client, exec, spec);
         };
-        CompletableFuture<String> created = spec.mode().isSequential() && spec.protectedPrefix() == null
+        CompletableFuture<String> created = spec.mode().isSequential() && protectedPrefix == null
                 ? attempt.get() : exec.retrying(attempt);
         if (created.isDone() && !created.isCompletedExceptionally()) {
             return created;
@@ -86,14 +94,15 @@ final class Creates {
 
     private static CompletableFuture<String> createWithParents(DefaultBatonClient client, Exec exec, Spec spec) {
         CompletableFuture<String> first = exec.once(createCall(spec));
-        if (spec.parentMode() == null) {
+        CreateMode parentMode = spec.parentMode();
+        if (parentMode == null) {
             return first;
         }
         return first.exceptionallyCompose(error -> {
             if (Failures.code(error) != KeeperException.Code.NONODE) {
                 return Exec.failed(Failures.unwrap(error));
             }
-            return mkdirs(client, exec, BatonPaths.parent(spec.path()), spec.parentMode())
+            return mkdirs(client, exec, BatonPaths.parent(spec.path()), parentMode)
                     .thenCompose(v -> exec.once(createCall(spec)));
         });
     }

@@ -23,6 +23,7 @@ import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.WatchedEvent;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooKeeper;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -116,7 +117,7 @@ final class DefaultBatonClient implements BatonClient, ErrorSink {
     }
 
     @Override
-    public ConnectionState getConnectionState() {
+    public @Nullable ConnectionState getConnectionState() {
         return core.session().lastState();
     }
 
@@ -210,7 +211,7 @@ final class DefaultBatonClient implements BatonClient, ErrorSink {
     }
 
     @Override
-    public BatonClient usingNamespace(String newNamespace) {
+    public BatonClient usingNamespace(@Nullable String newNamespace) {
         return new DefaultBatonClient(core, Namespace.of(newNamespace), false);
     }
 
@@ -305,8 +306,8 @@ final class DefaultBatonClient implements BatonClient, ErrorSink {
     }
 
     /** Hands a background operation's outcome to its callback, or to the event listeners. */
-    <T> void deliver(CompletableFuture<T> future, BatonEventType type, String path,
-            Function<T, BatonEvent> onSuccess, BackgroundCallback callback, Executor executor) {
+    <T> void deliver(CompletableFuture<T> future, BatonEventType type, @Nullable String path,
+            Function<T, BatonEvent> onSuccess, @Nullable BackgroundCallback callback, @Nullable Executor executor) {
         Futures.whenDone(future, (result, error) -> {
             BatonEvent event;
             if (error == null) {

@@ -2,6 +2,7 @@ package dev.baton;
 
 import dev.baton.internal.Failures;
 import java.util.concurrent.CompletableFuture;
+import org.jspecify.annotations.Nullable;
 
 final class DeleteBuilderImpl extends OpBuilder<Void> implements DeleteBuilder {
     private boolean guaranteed;
@@ -38,7 +39,7 @@ final class DeleteBuilderImpl extends OpBuilder<Void> implements DeleteBuilder {
     }
 
     @Override
-    CompletableFuture<Void> run(Exec exec, String path, byte[] data) {
+    CompletableFuture<Void> run(Exec exec, String path, byte @Nullable [] data) {
         String full = client.fullPath(path, false);
         CompletableFuture<Void> deleted = delete(exec, full, path);
         if (quietly) {

@@ -10,6 +10,7 @@ import java.util.function.Supplier;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.ZooKeeper;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -27,9 +28,9 @@ final class Exec {
     private final ClientCore core;
     private final boolean blocking;
     /** The namespace node made sure of before the first request, as Curator does; null for none. */
-    private final String namespaceRoot;
+    private final @Nullable String namespaceRoot;
     /** The operation this runner serves while operation listeners watch; null otherwise. */
-    private final Traced traced;
+    private final @Nullable Traced traced;
 
     Exec(ClientCore core, boolean blocking) {
         this(core, blocking, null);
@@ -39,11 +40,11 @@ final class Exec {
      * @param namespaceRoot the namespace's own path: before its first request of any kind (a read or a watch as
      *     much as a create), the client creates it if missing, once per client; null for no namespace
      */
-    Exec(ClientCore core, boolean blocking, String namespaceRoot) {
+    Exec(ClientCore core, boolean blocking, @Nullable String namespaceRoot) {
         this(core, blocking, namespaceRoot, null);
     }
 
-    private Exec(ClientCore core, boolean blocking, String namespaceRoot, Traced traced) {
+    private Exec(ClientCore core, boolean blocking, @Nullable String namespaceRoot, @Nullable Traced traced) {
         this.core = core;
         this.blocking = blocking;
         this.namespaceRoot = namespaceRoot;
@@ -67,8 +68,9 @@ final class Exec {
 
     /** One request on the current handle, after waiting (up to the connection timeout) for a connection. */
     <T> CompletableFuture<T> once(ZkCall<T> call) {
-        if (namespaceRoot != null && !core.isEnsured(namespaceRoot)) {
-            return ensureNamespace().thenCompose(v -> connectedOnce(call));
+        String root = namespaceRoot;
+        if (root != null && !core.isEnsured(root)) {
+            return ensureNamespace(root).thenCompose(v -> connectedOnce(call));
         }
         return connectedOnce(call);
     }
@@ -83,12 +85,13 @@ final class Exec {
      * kind.
      */
     <T> CompletableFuture<T> onceAheadOfNamespace(ZkCall<T> call) {
-        if (namespaceRoot == null || core.isEnsured(namespaceRoot)) {
+        String root = namespaceRoot;
+        if (root == null || core.isEnsured(root)) {
             return connectedOnce(call);
         }
         return connected().thenCompose(v -> {
             CompletableFuture<T> sent = invoke(call);
-            return ensureNamespace().thenCompose(ensured -> sent);
+            return ensureNamespace(root).thenCompose(ensured -> sent);
         });
     }
 
@@ -97,14 +100,14 @@ final class Exec {
      * that follows fails for itself if it must (a connection loss is then retried, and the next attempt makes
      * sure of the namespace again).
      */
-    private CompletableFuture<Void> ensureNamespace() {
+    private CompletableFuture<Void> ensureNamespace(String root) {
         Exec plain = core.exec(blocking);
-        return Creates.mkdirs(core.rootClient(), plain, namespaceRoot, CreateMode.PERSISTENT)
+        return Creates.mkdirs(core.rootClient(), plain, root, CreateMode.PERSISTENT)
                 .handle((v, error) -> {
                     if (error == null) {
-                        core.markEnsured(namespaceRoot);
+                        core.markEnsured(root);
                     } else {
-                        LOG.debug("Could not make sure the namespace node {} exists", namespaceRoot, error);
+                        LOG.debug("Could not make sure the namespace node {} exists", root, error);
                     }
                     return null;
                 });

@@ -6,6 +6,7 @@ import java.net.SocketAddress;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.client.ZKClientConfig;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The client's ZooKeeper handle: ZooKeeper's own, telling also which server it is connected to (for
@@ -24,7 +25,7 @@ final class Handle extends ZooKeeper {
     }
 
     /** {@return the address of the server this handle is connected to, or null while it is not} */
-    InetSocketAddress server() {
+    @Nullable InetSocketAddress server() {
         SocketAddress address = testableRemoteSocketAddress();
         return address instanceof InetSocketAddress inet ? inet : null;
     }

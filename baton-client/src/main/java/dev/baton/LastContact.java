@@ -2,6 +2,7 @@ package dev.baton;
 
 import java.lang.reflect.Field;
 import org.apache.zookeeper.ZooKeeper;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -14,10 +15,11 @@ import org.slf4j.LoggerFactory;
  */
 final class LastContact {
     private static final Logger LOG = LoggerFactory.getLogger(LastContact.class);
-    private static final Field CNXN;
-    private static final Field SEND_THREAD;
-    private static final Field SOCKET;
-    private static final Field LAST_HEARD;
+    // Null when this ZooKeeper version does not have them.
+    private static final @Nullable Field CNXN;
+    private static final @Nullable Field SEND_THREAD;
+    private static final @Nullable Field SOCKET;
+    private static final @Nullable Field LAST_HEARD;
 
     static {
         Field cnxn = null;
@@ -52,7 +54,7 @@ final class LastContact {
      *         unknown}
      */
     static long lastHeardMillis(ZooKeeper zk) {
-        if (CNXN == null) {
+        if (CNXN == null || SEND_THREAD == null || SOCKET == null || LAST_HEARD == null) {
             return -1;
         }
         try {

@@ -1,6 +1,7 @@
 package dev.baton;
 
 import dev.baton.internal.BatonPaths;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Puts user paths under a namespace on the way in and takes it off on the way out. Immutable.
@@ -16,13 +17,13 @@ final class Namespace {
         this.prefix = name.isEmpty() ? "" : "/" + name;
     }
 
-    static Namespace of(String namespace) {
+    static Namespace of(@Nullable String namespace) {
         String n = normalize(namespace);
         return n.isEmpty() ? NONE : new Namespace(n);
     }
 
     /** Accepts "app", "/app", "app/x"; returns the form without a leading slash, validated. */
-    static String normalize(String namespace) {
+    static String normalize(@Nullable String namespace) {
         if (namespace == null || namespace.isEmpty() || namespace.equals("/")) {
             return "";
         }
@@ -40,7 +41,7 @@ final class Namespace {
     }
 
     /** The namespace's own path, or null for none. */
-    String rootPath() {
+    @Nullable String rootPath() {
         return prefix.isEmpty() ? null : prefix;
     }
 

@@ -5,6 +5,7 @@ import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import org.apache.zookeeper.KeeperException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The common last steps of every operation builder: blocking, future and background forms all run the one
@@ -26,7 +27,7 @@ abstract class OpBuilder<T> {
      *
      * @param data the data for operations that take it; null when the caller gave none
      */
-    abstract CompletableFuture<T> run(Exec exec, String path, byte[] data);
+    abstract CompletableFuture<T> run(Exec exec, String path, byte @Nullable [] data);
 
     /** The event reported for a successful result. */
     abstract BatonEvent successEvent(String path, T result);
@@ -35,7 +36,7 @@ abstract class OpBuilder<T> {
     abstract BatonEventType eventType();
 
     /** Runs the operation, reported to the operation listeners when there are any. */
-    private CompletableFuture<T> start(boolean blocking, String path, byte[] data) {
+    private CompletableFuture<T> start(boolean blocking, String path, byte @Nullable [] data) {
         Exec exec = client.exec(blocking);
         ClientCore core = client.core();
         if (!core.isObserved()) {
@@ -75,10 +76,10 @@ abstract class OpBuilder<T> {
     }
 
     private final class Background implements BackgroundPathAndBytesable {
-        private final BackgroundCallback callback;
-        private final Executor executor;
+        private final @Nullable BackgroundCallback callback;
+        private final @Nullable Executor executor;
 
-        Background(BackgroundCallback callback, Executor executor) {
+        Background(@Nullable BackgroundCallback callback, @Nullable Executor executor) {
             this.callback = callback;
             this.executor = executor;
         }
@@ -93,7 +94,7 @@ abstract class OpBuilder<T> {
             start(path, Objects.requireNonNull(data, "data"));
         }
 
-        private void start(String path, byte[] data) {
+        private void start(String path, byte @Nullable [] data) {
             forEvent = true;
             CompletableFuture<T> future = OpBuilder.this.start(false, path, data);
             client.deliver(future, eventType(), path, result -> successEvent(path, result), this.callback, executor);

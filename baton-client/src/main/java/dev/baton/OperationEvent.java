@@ -3,6 +3,7 @@ package dev.baton;
 import java.time.Duration;
 import java.util.Objects;
 import org.apache.zookeeper.KeeperException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One completed operation, as an {@link OperationListener} sees it.
@@ -17,8 +18,8 @@ import org.apache.zookeeper.KeeperException;
  *     {@link KeeperException} (an interrupt, the client closing)
  * @param retries how many times the retry policy tried again before this outcome
  */
-public record OperationEvent(BatonEventType type, String path, Duration duration, KeeperException.Code resultCode,
-        int retries) {
+public record OperationEvent(BatonEventType type, @Nullable String path, Duration duration,
+        KeeperException.Code resultCode, int retries) {
 
     /**
      * @param type the operation

@@ -6,6 +6,7 @@ import java.util.Arrays;
 import java.util.Objects;
 import java.util.concurrent.Executor;
 import java.util.function.BiConsumer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The client's {@link OperationListener}s. Unlike the other listener lists, this one sits on every operation's
@@ -15,7 +16,8 @@ import java.util.function.BiConsumer;
 final class OperationListeners implements Listenable<OperationListener> {
     private static final Entry[] NONE = new Entry[0];
 
-    private record Entry(OperationListener listener, Executor executor) {
+    /** A listener, and the executor it is called on; null to call it directly. */
+    private record Entry(OperationListener listener, @Nullable Executor executor) {
     }
 
     private final Object lock = new Object();
@@ -36,7 +38,7 @@ final class OperationListeners implements Listenable<OperationListener> {
         add(Objects.requireNonNull(listener, "listener"), Objects.requireNonNull(executor, "executor"));
     }
 
-    private void add(OperationListener listener, Executor executor) {
+    private void add(OperationListener listener, @Nullable Executor executor) {
         synchronized (lock) {
             Entry[] current = entries;
             for (int i = 0; i < current.length; i++) {
@@ -84,29 +86,31 @@ final class OperationListeners implements Listenable<OperationListener> {
     /** Calls every listener; {@code call} is a method reference, so nothing is allocated for a direct call. */
     private <T> void each(BiConsumer<OperationListener, T> call, T argument) {
         for (Entry entry : entries) {
-            if (entry.executor() == null) {
+            OperationListener listener = entry.listener();
+            Executor executor = entry.executor();
+            if (executor == null) {
                 try {
-                    call.accept(entry.listener(), argument);
+                    call.accept(listener, argument);
                 } catch (RuntimeException | Error e) {
-                    errorHandler.accept("operation listener " + entry.listener() + " threw", e);
+                    errorHandler.accept("operation listener " + listener + " threw", e);
                 }
             } else {
-                dispatch(entry, () -> call.accept(entry.listener(), argument));
+                dispatch(listener, executor, () -> call.accept(listener, argument));
             }
         }
     }
 
-    private void dispatch(Entry entry, Runnable call) {
+    private void dispatch(OperationListener listener, Executor executor, Runnable call) {
         try {
-            entry.executor().execute(() -> {
+            executor.execute(() -> {
                 try {
                     call.run();
                 } catch (RuntimeException | Error e) {
-                    errorHandler.accept("operation listener " + entry.listener() + " threw", e);
+                    errorHandler.accept("operation listener " + listener + " threw", e);
                 }
             });
         } catch (RuntimeException e) {
-            errorHandler.accept("could not call operation listener " + entry.listener(), e);
+            errorHandler.accept("could not call operation listener " + listener, e);
         }
     }
 }

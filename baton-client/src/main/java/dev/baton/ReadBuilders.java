@@ -6,6 +6,7 @@ import java.util.concurrent.CompletableFuture;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.data.ACL;
 import org.apache.zookeeper.data.Stat;
+import org.jspecify.annotations.Nullable;
 
 /** The read operations. */
 final class ReadBuilders {
@@ -14,7 +15,8 @@ final class ReadBuilders {
 
     /** The watcher options shared by the reads that can leave a watch. */
     abstract static class Watching<T> extends OpBuilder<T> {
-        Watcher watcher;
+        /** The watch to leave; null for none. */
+        @Nullable Watcher watcher;
 
         Watching(DefaultBatonClient client) {
             super(client);
@@ -47,7 +49,7 @@ final class ReadBuilders {
         }
 
         @Override
-        CompletableFuture<Stat> run(Exec exec, String path, byte[] data) {
+        CompletableFuture<Stat> run(Exec exec, String path, byte @Nullable [] data) {
             return exec.retrying(Calls.exists(client.fullPath(path, false), path, watcher));
         }
 
@@ -64,7 +66,7 @@ final class ReadBuilders {
     }
 
     static final class GetData extends Watching<byte[]> implements GetDataBuilder {
-        private Stat stat;
+        private @Nullable Stat stat;
         private boolean decompressed;
 
         GetData(DefaultBatonClient client) {
@@ -97,7 +99,7 @@ final class ReadBuilders {
         }
 
         @Override
-        CompletableFuture<byte[]> run(Exec exec, String path, byte[] ignored) {
+        CompletableFuture<byte[]> run(Exec exec, String path, byte @Nullable [] ignored) {
             String full = client.fullPath(path, false);
             if (stat == null && forEvent) {
                 stat = new Stat(); // kept for the background event
@@ -122,7 +124,7 @@ final class ReadBuilders {
     }
 
     static final class GetChildren extends Watching<List<String>> implements GetChildrenBuilder {
-        private Stat stat;
+        private @Nullable Stat stat;
 
         GetChildren(DefaultBatonClient client) {
             super(client);
@@ -147,7 +149,7 @@ final class ReadBuilders {
         }
 
         @Override
-        CompletableFuture<List<String>> run(Exec exec, String path, byte[] data) {
+        CompletableFuture<List<String>> run(Exec exec, String path, byte @Nullable [] data) {
             if (stat == null && forEvent) {
                 stat = new Stat(); // kept for the background event
             }
@@ -179,7 +181,7 @@ final class ReadBuilders {
         }
 
         @Override
-        CompletableFuture<List<ACL>> run(Exec exec, String path, byte[] data) {
+        CompletableFuture<List<ACL>> run(Exec exec, String path, byte @Nullable [] data) {
             return exec.retrying(Calls.getACL(client.fullPath(path, false), path, stat));
         }
 

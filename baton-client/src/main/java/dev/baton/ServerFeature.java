@@ -1,5 +1,7 @@
 package dev.baton;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A ZooKeeper feature that servers of older releases (or servers not configured for it) lack. A call that needs
  * one fails at once on such a server with an {@link UnsupportedServerFeatureException} naming the feature, what it
@@ -13,9 +15,10 @@ public enum ServerFeature {
 
     private final String description;
     private final String since;
-    private final String setting;
+    /** The server setting the feature also needs; null for none. */
+    private final @Nullable String setting;
 
-    ServerFeature(String description, String since, String setting) {
+    ServerFeature(String description, String since, @Nullable String setting) {
         this.description = description;
         this.since = since;
         this.setting = setting;

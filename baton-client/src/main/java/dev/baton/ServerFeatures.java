@@ -16,6 +16,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.zookeeper.KeeperException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What the connected server can do, for the calls that need a {@link ServerFeature}.
@@ -36,15 +37,16 @@ final class ServerFeatures {
     private static final int PROBE_TIMEOUT_MS = 1_000;
     private static final int MAX_REPLY = 64 * 1024;
 
-    /** The connected server, and its version if it told it. */
-    private record Server(String address, String version) {
+    /** The connected server, and its version if it told it (null if not). */
+    private record Server(String address, @Nullable String version) {
     }
 
     private final Object lock = new Object();
     private final ClientCore core;
     // Guarded by lock.
     private long probedEpoch = -1;
-    private CompletableFuture<Server> probe;
+    /** The asking of the current connection's server; null before the first. */
+    private @Nullable CompletableFuture<Server> probe;
     /** Features servers answered UNIMPLEMENTED for, by server address. */
     private final Map<String, Set<ServerFeature>> missing = new HashMap<>();
 
@@ -66,9 +68,10 @@ final class ServerFeatures {
             synchronized (lock) {
                 lacks = missing.getOrDefault(server.address(), Set.of()).contains(feature);
             }
-            if (lacks || (server.version() != null && feature.isMissingIn(server.version()))) {
+            String version = server.version();
+            if (lacks || (version != null && feature.isMissingIn(version))) {
                 return CompletableFuture.<Void>failedFuture(
-                        new UnsupportedServerFeatureException(feature, server.address(), server.version()));
+                        new UnsupportedServerFeatureException(feature, server.address(), version));
             }
             return CompletableFuture.<Void>completedFuture(null);
         });
@@ -156,12 +159,13 @@ final class ServerFeatures {
             asked.join(); // another caller is asking; at most the probe's timeouts
         }
         return asked.thenApply(server -> {
-            if (server.version() != null) {
+            String version = server.version();
+            if (version != null) {
                 synchronized (lock) {
                     Set<ServerFeature> known = missing.get(server.address());
                     if (known != null) {
                         // Upgraded since it said so (a setting-bound feature may still be off).
-                        known.removeIf(f -> !f.needsSetting() && !f.isMissingIn(server.version()));
+                        known.removeIf(f -> !f.needsSetting() && !f.isMissingIn(version));
                     }
                 }
             }
@@ -175,7 +179,7 @@ final class ServerFeatures {
     }
 
     /** The server's version from its answer to {@code srvr}, or null. */
-    static String version(InetSocketAddress address) {
+    static @Nullable String version(InetSocketAddress address) {
         try (Socket socket = new Socket()) {
             socket.connect(address, PROBE_TIMEOUT_MS);
             socket.setSoTimeout(PROBE_TIMEOUT_MS);

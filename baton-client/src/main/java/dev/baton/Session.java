@@ -17,6 +17,8 @@ import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.client.ConnectStringParser;
 import org.apache.zookeeper.client.StaticHostProvider;
+import org.apache.zookeeper.client.ZKClientConfig;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -46,12 +48,15 @@ final class Session {
     /** Sessions given up by the client and not yet confirmed closed on the server. */
     private final List<OldSession> closing = new ArrayList<>();
     /** The current handle's connection, held back while {@link #closing} is not empty; null if none. */
-    private Watcher.Event.KeeperState heldBack;
+    private Watcher.Event.@Nullable KeeperState heldBack;
 
-    private volatile ZooKeeper zk;
+    /** The current handle; null before {@link #start()}. */
+    private volatile @Nullable ZooKeeper zk;
     private volatile boolean connected;
-    private volatile ConnectionState lastPosted;
-    private HandleWatcher currentWatcher;
+    /** The last state posted; null before the first connection. */
+    private volatile @Nullable ConnectionState lastPosted;
+    /** The watcher of the current handle, whose events alone count; null before {@link #start()}. */
+    private @Nullable HandleWatcher currentWatcher;
     private volatile boolean everConnected;
     private volatile boolean closed;
     private long disconnectEpoch;
@@ -62,11 +67,11 @@ final class Session {
      */
     private volatile long heardAtDisconnectMs;
     /** The event thread of the current handle, learned from its first event; null before. */
-    private volatile Thread eventThread;
+    private volatile @Nullable Thread eventThread;
     /** The last TLS diagnosis ({@link #notConnected()}), reused until {@link #diagnosedAtNanos} is stale. */
     private Optional<TlsProbe.TlsFailure> diagnosis = Optional.empty();
     private long diagnosedAtNanos;
-    private String lastReported;
+    private @Nullable String lastReported;
 
     Session(ClientCore core) {
         this.core = core;
@@ -91,7 +96,7 @@ final class Session {
     }
 
     /** The server the current handle is connected to, or null while it is not. */
-    java.net.InetSocketAddress serverAddress() {
+    java.net.@Nullable InetSocketAddress serverAddress() {
         ZooKeeper current = zk;
         return connected && current instanceof Handle handle ? handle.server() : null;
     }
@@ -138,7 +143,7 @@ final class Session {
         return sessionTimeoutMs * 2 / 3;
     }
 
-    ConnectionState lastState() {
+    @Nullable ConnectionState lastState() {
         return lastPosted;
     }
 
@@ -149,10 +154,11 @@ final class Session {
         currentWatcher = watcher;
         String connectString = config.ensembleProvider().getConnectionString();
         int timeoutMs = (int) config.sessionTimeout().toMillis();
+        ZKClientConfig clientConfig = config.zkClientConfig();
         try {
-            ZooKeeper handle = config.zkClientConfig() == null
+            ZooKeeper handle = clientConfig == null
                     ? new Handle(connectString, timeoutMs, watcher, config.canBeReadOnly())
-                    : new Handle(connectString, timeoutMs, watcher, config.canBeReadOnly(), config.zkClientConfig());
+                    : new Handle(connectString, timeoutMs, watcher, config.canBeReadOnly(), clientConfig);
             for (AuthInfo auth : config.authInfos()) {
                 handle.addAuthInfo(auth.scheme(), auth.auth());
             }
@@ -174,7 +180,7 @@ final class Session {
         }
     }
 
-    private HandleWatcher source() {
+    private @Nullable HandleWatcher source() {
         synchronized (lock) {
             return currentWatcher;
         }
@@ -206,15 +212,17 @@ final class Session {
                         return;
                     }
                     connected = false;
+                    ZooKeeper current = handle();
                     long nowMs = System.nanoTime() / 1_000_000;
-                    long bound = nowMs - readTimeoutMs(zk.getSessionTimeout());
-                    long heard = LastContact.lastHeardMillis(zk);
+                    long bound = nowMs - readTimeoutMs(current.getSessionTimeout());
+                    long heard = LastContact.lastHeardMillis(current);
                     heardAtDisconnectMs = heard > 0 ? Math.min(heard, bound) : bound;
                     post(ConnectionState.SUSPENDED);
                     scheduleSimulatedExpiry();
                 }
                 case Expired -> {
-                    LOG.info("Session 0x{} expired; opening a new session", Long.toHexString(zk.getSessionId()));
+                    LOG.info("Session 0x{} expired; opening a new session",
+                            Long.toHexString(handle().getSessionId()));
                     expire(false);
                 }
                 case AuthFailed -> core.reportError("authentication failed for the ZooKeeper session",
@@ -239,7 +247,7 @@ final class Session {
         post(state);
         // Before anyone waiting for the connection goes on: their requests then queue behind the tracker's read
         // (and its watch), not ahead of it.
-        core.onConnected(zk);
+        core.onConnected(handle());
         lock.notifyAll();
     }
 
@@ -257,7 +265,7 @@ final class Session {
         connected = false;
         disconnectEpoch++;
         heldBack = null;
-        ZooKeeper old = zk;
+        ZooKeeper old = handle();
         post(ConnectionState.LOST);
         zk = newHandle();
         if (killOldHandle) {
@@ -283,7 +291,7 @@ final class Session {
             }
             Watcher.Event.KeeperState state = heldBack;
             heldBack = null;
-            if (zk.getState().isConnected()) {
+            if (handle().getState().isConnected()) {
                 connectedNow(state);
                 justConnected = true;
             }
@@ -306,8 +314,8 @@ final class Session {
         private final byte[] password;
         /** Guarded by {@code lock}. */
         private int attempts;
-        /** Guarded by {@code lock}: the handle of the attempt in progress. */
-        private ZooKeeper handle;
+        /** Guarded by {@code lock}: the handle of the attempt in progress; null before the first. */
+        private @Nullable ZooKeeper handle;
 
         OldSession(long sessionId, byte[] password) {
             this.sessionId = sessionId;
@@ -322,12 +330,13 @@ final class Session {
             // The handle's events may come before its constructor returns: the watcher waits for it.
             CompletableFuture<ZooKeeper> opened = new CompletableFuture<>();
             Watcher watcher = event -> attemptEvent(opened, event);
+            ZKClientConfig clientConfig = config.zkClientConfig();
             try {
-                ZooKeeper next = config.zkClientConfig() == null
+                ZooKeeper next = clientConfig == null
                         ? new ZooKeeper(connectString, timeoutMs, watcher, sessionId, password, false)
                         : new ZooKeeper(connectString, timeoutMs, watcher, sessionId, password, false,
                                 new StaticHostProvider(new ConnectStringParser(connectString).getServerAddresses()),
-                                config.zkClientConfig());
+                                clientConfig);
                 opened.complete(next);
                 synchronized (lock) {
                     attempts++;
@@ -373,16 +382,19 @@ final class Session {
                 }
                 case AuthFailed -> {
                     opened.join().getTestable().injectSessionExpiration();
-                    giveUp("authentication failed", null);
+                    giveUp("authentication failed", new KeeperException.AuthFailedException());
                 }
                 default -> {
                 }
             }
         }
 
-        private void giveUp(String why, Exception cause) {
-            core.reportError("could not close the given-up session 0x" + Long.toHexString(sessionId)
-                    + " on the server: " + why + "; a request it sent may still be applied", cause);
+        /** Reports the old session as maybe alive; {@code cause} is null when there is no exception to tell. */
+        private void giveUp(String why, @Nullable Exception cause) {
+            String message = "could not close the given-up session 0x" + Long.toHexString(sessionId)
+                    + " on the server: " + why + "; a request it sent may still be applied";
+            // The unhandled-error listeners are promised an error: without a cause, one that says what happened.
+            core.reportError(message, cause != null ? cause : new IllegalStateException(message));
             closedOnServer(this);
         }
 
@@ -399,7 +411,7 @@ final class Session {
         if (percent == 0) {
             return;
         }
-        int negotiated = zk.getSessionTimeout();
+        int negotiated = handle().getSessionTimeout();
         long timeoutMs = (negotiated > 0 ? negotiated : core.config().sessionTimeout().toMillis()) * percent / 100;
         long epoch = ++disconnectEpoch;
         try {
@@ -407,7 +419,7 @@ final class Session {
                 synchronized (lock) {
                     if (!closed && !connected && epoch == disconnectEpoch) {
                         LOG.info("Suspended for {} ms; treating session 0x{} as lost", timeoutMs,
-                                Long.toHexString(zk.getSessionId()));
+                                Long.toHexString(handle().getSessionId()));
                         expire(true);
                     }
                 }

@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import org.apache.zookeeper.KeeperException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One operation being watched for the {@link OperationListener}s: counts its retries (the {@link Exec} running
@@ -18,12 +19,12 @@ final class Traced {
 
     private final ClientCore core;
     private final BatonEventType type;
-    private final String path;
+    private final @Nullable String path;
     private final long startNanos = System.nanoTime();
     /** Bumped from whichever thread decides a retry; parallel parts of one operation (a tree delete) add up. */
     private volatile int retries;
 
-    Traced(ClientCore core, BatonEventType type, String path) {
+    Traced(ClientCore core, BatonEventType type, @Nullable String path) {
         this.core = core;
         this.type = type;
         this.path = path;
@@ -50,7 +51,7 @@ final class Traced {
         return operation;
     }
 
-    private void completed(Object value, Throwable error) {
+    private void completed(@Nullable Object value, @Nullable Throwable error) {
         KeeperException.Code code;
         if (error == null) {
             code = type == BatonEventType.EXISTS && value == null ? KeeperException.Code.NONODE

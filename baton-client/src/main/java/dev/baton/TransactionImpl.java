@@ -12,6 +12,7 @@ import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Op;
 import org.apache.zookeeper.OpResult;
 import org.apache.zookeeper.data.ACL;
+import org.jspecify.annotations.Nullable;
 
 final class TransactionImpl implements TransactionBuilder {
     private final DefaultBatonClient client;
@@ -55,7 +56,8 @@ final class TransactionImpl implements TransactionBuilder {
         return ops -> background(ops, callback, executor);
     }
 
-    private void background(List<BatonOp> operations, BackgroundCallback callback, Executor executor) {
+    private void background(List<BatonOp> operations, @Nullable BackgroundCallback callback,
+            @Nullable Executor executor) {
         CompletableFuture<List<BatonTransactionResult>> f = start(false, operations);
         client.deliver(f, BatonEventType.TRANSACTION, null,
                 results -> new BatonEvent(BatonEventType.TRANSACTION, 0, null, null, null, null, null, null, null,
@@ -118,7 +120,7 @@ final class TransactionImpl implements TransactionBuilder {
     /**
      * The exception for a failed multi: the first failing operation's error, naming its path as the user gave it.
      */
-    static KeeperException failure(int rc, List<String> userPaths, List<OpResult> results) {
+    static KeeperException failure(int rc, List<String> userPaths, @Nullable List<OpResult> results) {
         if (results != null) {
             for (int i = 0; i < results.size() && i < userPaths.size(); i++) {
                 if (results.get(i) instanceof OpResult.ErrorResult e
@@ -143,7 +145,7 @@ final class TransactionImpl implements TransactionBuilder {
         public Create create() {
             return new Create() {
                 private CreateMode mode = CreateMode.PERSISTENT;
-                private List<ACL> acl;
+                private @Nullable List<ACL> acl;
                 private long ttl = -1;
                 private boolean compressed = client.core().config().compressionEnabled();
 

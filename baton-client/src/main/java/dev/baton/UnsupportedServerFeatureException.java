@@ -3,6 +3,7 @@ package dev.baton;
 import java.util.Objects;
 import java.util.Optional;
 import org.apache.zookeeper.KeeperException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A call needed a {@link ServerFeature} that the server it was sent to does not have: the server's release is too
@@ -18,7 +19,7 @@ public final class UnsupportedServerFeatureException extends KeeperException.Uni
 
     private final ServerFeature feature;
     private final String server;
-    private final String serverVersion;
+    private final @Nullable String serverVersion;
 
     /**
      * @param feature the feature the call needed
@@ -26,7 +27,7 @@ public final class UnsupportedServerFeatureException extends KeeperException.Uni
      * @param serverVersion the server's version, or null if it could not be read
      * @throws NullPointerException if {@code feature} or {@code server} is null
      */
-    public UnsupportedServerFeatureException(ServerFeature feature, String server, String serverVersion) {
+    public UnsupportedServerFeatureException(ServerFeature feature, String server, @Nullable String serverVersion) {
         this.feature = Objects.requireNonNull(feature, "feature");
         this.server = Objects.requireNonNull(server, "server");
         this.serverVersion = serverVersion;

@@ -6,6 +6,7 @@ import java.util.concurrent.CompletableFuture;
 import org.apache.zookeeper.AddWatchMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Watcher;
+import org.jspecify.annotations.Nullable;
 
 final class WatchersBuilderImpl implements WatchersBuilder {
     private final DefaultBatonClient client;
@@ -31,7 +32,7 @@ final class WatchersBuilderImpl implements WatchersBuilder {
 
     static final class Add extends OpBuilder<Void> implements AddWatchBuilder {
         private AddWatchMode mode = AddWatchMode.PERSISTENT;
-        private Watcher watcher;
+        private @Nullable Watcher watcher;
 
         Add(DefaultBatonClient client) {
             super(client);
@@ -50,7 +51,7 @@ final class WatchersBuilderImpl implements WatchersBuilder {
         }
 
         @Override
-        CompletableFuture<Void> run(Exec exec, String path, byte[] data) {
+        CompletableFuture<Void> run(Exec exec, String path, byte @Nullable [] data) {
             Watcher w = watcher != null ? watcher : client.eventWatcher();
             ServerFeatures features = client.core().features();
             boolean blocking = exec.isBlocking();
@@ -74,12 +75,13 @@ final class WatchersBuilderImpl implements WatchersBuilder {
     }
 
     static final class Remove extends OpBuilder<Void> implements RemoveWatchesBuilder {
-        private final Watcher watcher;
+        /** The watcher to remove; null to remove every watcher of the type. */
+        private final @Nullable Watcher watcher;
         private Watcher.WatcherType type = Watcher.WatcherType.Any;
         private boolean local;
         private boolean quietly;
 
-        Remove(DefaultBatonClient client, Watcher watcher) {
+        Remove(DefaultBatonClient client, @Nullable Watcher watcher) {
             super(client);
             this.watcher = watcher;
         }
@@ -103,7 +105,7 @@ final class WatchersBuilderImpl implements WatchersBuilder {
         }
 
         @Override
-        CompletableFuture<Void> run(Exec exec, String path, byte[] data) {
+        CompletableFuture<Void> run(Exec exec, String path, byte @Nullable [] data) {
             CompletableFuture<Void> removed = exec.retrying(
                     Calls.removeWatches(client.fullPath(path, false), path, watcher, type, local));
             if (!quietly) {

@@ -5,6 +5,7 @@ import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import org.apache.zookeeper.data.ACL;
 import org.apache.zookeeper.data.Stat;
+import org.jspecify.annotations.Nullable;
 
 /** Set-data, set-ACL and sync. */
 final class WriteBuilders {
@@ -33,7 +34,7 @@ final class WriteBuilders {
         }
 
         @Override
-        CompletableFuture<Stat> run(Exec exec, String path, byte[] data) {
+        CompletableFuture<Stat> run(Exec exec, String path, byte @Nullable [] data) {
             String full = client.fullPath(path, false);
             byte[] bytes = data == null ? Creates.EMPTY : data;
             if (compressed) {
@@ -54,7 +55,7 @@ final class WriteBuilders {
     }
 
     static final class SetACL extends OpBuilder<Stat> implements SetACLBuilder {
-        private List<ACL> acl;
+        private @Nullable List<ACL> acl;
         private int version = -1;
 
         SetACL(DefaultBatonClient client) {
@@ -74,7 +75,7 @@ final class WriteBuilders {
         }
 
         @Override
-        CompletableFuture<Stat> run(Exec exec, String path, byte[] data) {
+        CompletableFuture<Stat> run(Exec exec, String path, byte @Nullable [] data) {
             String full = client.fullPath(path, false);
             List<ACL> nodeAcl = acl != null ? acl : client.core().config().aclProvider().getAclForPath(full);
             return exec.retrying(Calls.setACL(full, path, nodeAcl, version));
@@ -97,7 +98,7 @@ final class WriteBuilders {
         }
 
         @Override
-        CompletableFuture<Void> run(Exec exec, String path, byte[] data) {
+        CompletableFuture<Void> run(Exec exec, String path, byte @Nullable [] data) {
             return exec.retrying(Calls.sync(client.fullPath(path, false), path));
         }
 

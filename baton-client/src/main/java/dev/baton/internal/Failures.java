@@ -5,6 +5,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import org.apache.zookeeper.KeeperException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Helpers for the failures of asynchronous operations, for code that composes {@code forPathAsync} futures
@@ -32,7 +33,7 @@ public final class Failures {
      *
      * @param t a failure, possibly wrapped
      */
-    public static KeeperException.Code code(Throwable t) {
+    public static KeeperException.@Nullable Code code(Throwable t) {
         return unwrap(t) instanceof KeeperException ke ? ke.code() : null;
     }
 

@@ -75,6 +75,8 @@ public final class Lifecycle {
     }
 
     /** {@return the current state} */
+    // NullAway takes every AtomicReference.get() for nullable; this one starts LATENT and is never set to null.
+    @SuppressWarnings("NullAway")
     public State state() {
         return state.get();
     }

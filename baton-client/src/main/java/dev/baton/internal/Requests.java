@@ -15,6 +15,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 import org.apache.zookeeper.KeeperException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Sends a request in blocking or in asynchronous mode and gives a future either way, so that an operation written
@@ -93,13 +94,13 @@ public final class Requests {
      * @return the first non-null result of a round
      */
     public static <R> CompletableFuture<R> repeat(Supplier<CompletableFuture<R>> round,
-            CompletableFuture<?> stopWhenDone) {
+            @Nullable CompletableFuture<?> stopWhenDone) {
         CompletableFuture<R> result = new CompletableFuture<>();
         repeat(round, stopWhenDone, result);
         return result;
     }
 
-    private static <R> void repeat(Supplier<CompletableFuture<R>> round, CompletableFuture<?> stopWhenDone,
+    private static <R> void repeat(Supplier<CompletableFuture<R>> round, @Nullable CompletableFuture<?> stopWhenDone,
             CompletableFuture<R> result) {
         while (true) {
             if (stopWhenDone != null && stopWhenDone.isDone()) {

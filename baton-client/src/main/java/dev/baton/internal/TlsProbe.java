@@ -17,6 +17,7 @@ import org.apache.zookeeper.common.ClientX509Util;
 import org.apache.zookeeper.common.SSLContextAndOptions;
 import org.apache.zookeeper.common.X509Exception;
 import org.apache.zookeeper.common.X509Util;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Finds out why a TLS client cannot connect. ZooKeeper's client only logs a refused handshake and tries the next
@@ -47,7 +48,7 @@ public final class TlsProbe {
      * @param config the client's configuration, or null
      * @return true with {@code zookeeper.client.secure=true}
      */
-    public static boolean isSecure(ZKClientConfig config) {
+    public static boolean isSecure(@Nullable ZKClientConfig config) {
         return config != null && config.getBoolean(ZKClientConfig.SECURE_CLIENT);
     }
 
@@ -55,13 +56,13 @@ public final class TlsProbe {
      * Shakes hands with the first server of {@code connectString} that refuses, using {@code config}'s TLS
      * settings.
      *
-     * @param config the client's configuration
+     * @param config the client's configuration, or null
      * @param connectString the servers, as the client was given them
      * @return why TLS fails, or empty if it does not (or the servers cannot be reached at all, or the client does
      *     not use TLS)
      */
-    public static Optional<TlsFailure> diagnose(ZKClientConfig config, String connectString) {
-        if (!isSecure(config)) {
+    public static Optional<TlsFailure> diagnose(@Nullable ZKClientConfig config, String connectString) {
+        if (config == null || !isSecure(config)) {
             return Optional.empty();
         }
         SSLContextAndOptions context;

@@ -86,14 +86,16 @@ public final class WatchRemoval {
         try {
             ZooKeeper zk = client.getZooKeeper();
             synchronized (REGISTERED) {
+                String key = key(client, path, mode);
                 Map<String, Set<Watcher>> byPath = REGISTERED.get(zk);
-                Set<Watcher> watchers = byPath == null ? null : byPath.get(key(client, path, mode));
-                if (watchers != null) {
+                Set<Watcher> watchers = byPath == null ? null : byPath.get(key);
+                last = true; // none recorded: remove the watch altogether
+                if (byPath != null && watchers != null) {
                     watchers.remove(watcher);
-                }
-                last = watchers == null || watchers.isEmpty();
-                if (watchers != null && watchers.isEmpty()) {
-                    byPath.remove(key(client, path, mode));
+                    last = watchers.isEmpty();
+                    if (last) {
+                        byPath.remove(key);
+                    }
                 }
             }
             Watcher.WatcherType type = mode == AddWatchMode.PERSISTENT_RECURSIVE
