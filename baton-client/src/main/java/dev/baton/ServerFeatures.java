@@ -1,6 +1,7 @@
 package dev.baton;
 
 import dev.baton.internal.Failures;
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -43,11 +44,14 @@ final class ServerFeatures {
 
     private final Object lock = new Object();
     private final ClientCore core;
-    // Guarded by lock.
+    /** The connection epoch {@link #probe} asks for. */
+    @GuardedBy("lock")
     private long probedEpoch = -1;
     /** The asking of the current connection's server; null before the first. */
+    @GuardedBy("lock")
     private @Nullable CompletableFuture<Server> probe;
     /** Features servers answered UNIMPLEMENTED for, by server address. */
+    @GuardedBy("lock")
     private final Map<String, Set<ServerFeature>> missing = new HashMap<>();
 
     ServerFeatures(ClientCore core) {

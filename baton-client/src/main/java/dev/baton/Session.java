@@ -3,6 +3,7 @@ package dev.baton;
 import dev.baton.internal.Futures;
 import dev.baton.internal.TlsProbe;
 import dev.baton.state.ConnectionState;
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;
@@ -44,10 +45,13 @@ final class Session {
     private final Object lock = new Object();
     /** Guards the TLS diagnosis fields below. */
     private final Object probeLock = new Object();
+    @GuardedBy("lock")
     private final List<CompletableFuture<Void>> connectWaiters = new ArrayList<>();
     /** Sessions given up by the client and not yet confirmed closed on the server. */
+    @GuardedBy("lock")
     private final List<OldSession> closing = new ArrayList<>();
     /** The current handle's connection, held back while {@link #closing} is not empty; null if none. */
+    @GuardedBy("lock")
     private Watcher.Event.@Nullable KeeperState heldBack;
 
     /** The current handle; null before {@link #start()}. */
@@ -56,9 +60,11 @@ final class Session {
     /** The last state posted; null before the first connection. */
     private volatile @Nullable ConnectionState lastPosted;
     /** The watcher of the current handle, whose events alone count; null before {@link #start()}. */
+    @GuardedBy("lock")
     private @Nullable HandleWatcher currentWatcher;
     private volatile boolean everConnected;
     private volatile boolean closed;
+    @GuardedBy("lock")
     private long disconnectEpoch;
     /**
      * The last contact of the session as known when the connection dropped: the handle's last-heard time then,
@@ -69,8 +75,12 @@ final class Session {
     /** The event thread of the current handle, learned from its first event; null before. */
     private volatile @Nullable Thread eventThread;
     /** The last TLS diagnosis ({@link #notConnected()}), reused until {@link #diagnosedAtNanos} is stale. */
+    @GuardedBy("probeLock")
     private Optional<TlsProbe.TlsFailure> diagnosis = Optional.empty();
+    @GuardedBy("probeLock")
     private long diagnosedAtNanos;
+    /** The message of the last diagnosis logged, so that a diagnosis is logged once; null before. */
+    @GuardedBy("probeLock")
     private @Nullable String lastReported;
 
     Session(ClientCore core) {
@@ -147,7 +157,8 @@ final class Session {
         return lastPosted;
     }
 
-    /** Opens a handle; called under {@code lock}. */
+    /** Opens a handle. */
+    @GuardedBy("lock")
     private ZooKeeper newHandle() {
         ClientConfig config = core.config();
         HandleWatcher watcher = new HandleWatcher();
@@ -236,7 +247,8 @@ final class Session {
         }
     }
 
-    /** Reports the current handle's connection; called under {@code lock}. */
+    /** Reports the current handle's connection. */
+    @GuardedBy("lock")
     private void connectedNow(Watcher.Event.KeeperState keeperState) {
         connected = true;
         ConnectionState state = keeperState == Watcher.Event.KeeperState.ConnectedReadOnly
@@ -260,7 +272,8 @@ final class Session {
         waiters.forEach(w -> w.complete(null));
     }
 
-    /** Posts LOST and replaces the handle; called under {@code lock}. */
+    /** Posts LOST and replaces the handle. */
+    @GuardedBy("lock")
     private void expire(boolean killOldHandle) {
         connected = false;
         disconnectEpoch++;
@@ -312,9 +325,10 @@ final class Session {
 
         private final long sessionId;
         private final byte[] password;
-        /** Guarded by {@code lock}. */
+        @GuardedBy("Session.this.lock")
         private int attempts;
-        /** Guarded by {@code lock}: the handle of the attempt in progress; null before the first. */
+        /** The handle of the attempt in progress; null before the first. */
+        @GuardedBy("Session.this.lock")
         private @Nullable ZooKeeper handle;
 
         OldSession(long sessionId, byte[] password) {
@@ -398,14 +412,19 @@ final class Session {
             closedOnServer(this);
         }
 
-        /** Stops the attempt's handle without a round trip; called under {@code lock} when the client closes. */
+        /** Stops the attempt's handle without a round trip, when the client closes. */
         void abandon() {
-            if (handle != null) {
-                handle.getTestable().injectSessionExpiration();
+            ZooKeeper current;
+            synchronized (lock) { // held already by close(), the caller; taken again for the checker to see
+                current = handle;
+            }
+            if (current != null) {
+                current.getTestable().injectSessionExpiration();
             }
         }
     }
 
+    @GuardedBy("lock")
     private void scheduleSimulatedExpiry() {
         int percent = core.config().simulatedExpirationPercent();
         if (percent == 0) {
@@ -429,7 +448,8 @@ final class Session {
         }
     }
 
-    /** Posts a state unless it repeats the last one; called under {@code lock}. */
+    /** Posts a state unless it repeats the last one. */
+    @GuardedBy("lock")
     private void post(ConnectionState state) {
         if (state == lastPosted) {
             return;
@@ -516,10 +536,11 @@ final class Session {
             if (diagnosedAtNanos == 0 || now - diagnosedAtNanos > config.connectionTimeout().toNanos()) {
                 diagnosis = TlsProbe.diagnose(config.zkClientConfig(), config.ensembleProvider().getConnectionString());
                 diagnosedAtNanos = System.nanoTime();
-                diagnosis.map(Throwable::getMessage).filter(m -> !m.equals(lastReported)).ifPresent(m -> {
-                    lastReported = m;
-                    LOG.warn("Not connected within {} ms: {}", config.connectionTimeout().toMillis(), m);
-                });
+                String message = diagnosis.map(Throwable::getMessage).orElse(null);
+                if (message != null && !message.equals(lastReported)) {
+                    lastReported = message;
+                    LOG.warn("Not connected within {} ms: {}", config.connectionTimeout().toMillis(), message);
+                }
             }
             failure = diagnosis;
         }
@@ -542,7 +563,9 @@ final class Session {
             heldBack = null;
             waiters = new ArrayList<>(connectWaiters);
             connectWaiters.clear();
-            closing.forEach(OldSession::abandon);
+            for (OldSession oldSession : closing) {
+                oldSession.abandon();
+            }
             closing.clear();
             lock.notifyAll();
         }

@@ -1,5 +1,6 @@
 package dev.baton.internal;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.util.ArrayDeque;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
@@ -14,7 +15,8 @@ import java.util.concurrent.Executor;
  */
 public final class CallerExecutor implements Executor {
     private final ArrayDeque<Runnable> tasks = new ArrayDeque<>();
-    /** Guarded by {@code tasks}: the caller is still in {@link #runUntil}, or has not entered it yet. */
+    /** The caller is still in {@link #runUntil}, or has not entered it yet. */
+    @GuardedBy("tasks")
     private boolean open = true;
 
     @Override

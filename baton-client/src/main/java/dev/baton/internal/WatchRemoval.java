@@ -1,6 +1,7 @@
 package dev.baton.internal;
 
 import dev.baton.BatonClient;
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
@@ -27,7 +28,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class WatchRemoval {
     private static final Logger LOG = LoggerFactory.getLogger(WatchRemoval.class);
-    /** Guarded by itself. Handles are weak keys: a handle closed after a session loss is forgotten. */
+    /** Handles are weak keys: a handle closed after a session loss is forgotten. */
+    @GuardedBy("REGISTERED")
     private static final Map<ZooKeeper, Map<String, Set<Watcher>>> REGISTERED = new WeakHashMap<>();
 
     private WatchRemoval() {
