@@ -1,9 +1,12 @@
 package dev.baton;
 
+import dev.baton.internal.Futures;
 import dev.baton.internal.ListenerContainer;
 import dev.baton.state.ConnectionState;
 import dev.baton.state.ConnectionStateListener;
+import java.time.Duration;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -39,6 +42,11 @@ final class ClientCore {
     private final ListenerContainer<BatonListener> eventListeners;
     private final OperationListeners operationListeners = new OperationListeners(this::reportError);
     private final Set<String> ensuredPaths = ConcurrentHashMap.newKeySet();
+    /**
+     * The retry pauses of asynchronous calls now running. Closing the client drops the scheduler's tasks, so
+     * {@link #close()} fails these itself, and the calls waiting on them end rather than wait forever.
+     */
+    private final Set<CompletableFuture<Void>> pauses = ConcurrentHashMap.newKeySet();
     private final BackgroundRetrier retrier = new BackgroundRetrier(this);
     /** Null when the client does not follow a reconfigured ensemble. */
     private final @Nullable EnsembleTracker ensembleTracker;
@@ -150,6 +158,22 @@ final class ClientCore {
         ensuredPaths.add(path);
     }
 
+    /**
+     * A pause of {@code delay} on the scheduler, for an asynchronous retry; fails with {@link #closedException()}
+     * if the client is closed before it ends.
+     */
+    CompletableFuture<Void> pause(Duration delay) {
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        pauses.add(done);
+        Futures.whenDone(done, (v, error) -> pauses.remove(done));
+        try {
+            root.schedule(() -> done.complete(null), delay);
+        } catch (RuntimeException e) {
+            done.completeExceptionally(closedException()); // closed already
+        }
+        return done;
+    }
+
     void start() {
         if (!state.compareAndSet(BatonClient.State.LATENT, BatonClient.State.STARTED)) {
             throw new IllegalStateException("client cannot be started: it is " + state.get());
@@ -169,6 +193,7 @@ final class ClientCore {
         retrier.close();
         session.close();
         scheduler.shutdownNow();
+        pauses.forEach(p -> p.completeExceptionally(closedException()));
         events.shutdown();
         try {
             if (!events.awaitTermination(2, TimeUnit.SECONDS)) {

@@ -219,13 +219,7 @@ final class Exec {
                 return failed(e);
             }
         }
-        CompletableFuture<Void> done = new CompletableFuture<>();
-        try {
-            core.rootClient().schedule(() -> done.complete(null), Duration.ofMillis(ms));
-        } catch (RuntimeException e) {
-            done.completeExceptionally(core.closedException());
-        }
-        return done;
+        return core.pause(Duration.ofMillis(ms));
     }
 
     static <T> CompletableFuture<T> failed(Throwable t) {
