@@ -94,7 +94,6 @@ public final class DriverProcess implements AutoCloseable {
             KitResources.deleteTempDirectory(directory);
             throw new UncheckedIOException("cannot start driver " + name, e);
         }
-        process.onExit().thenRun(() -> KitResources.forget(process));
         this.stdin = process.getOutputStream();
         Thread reader = new Thread(this::readStdout, "baton-driver-" + name + "-stdout");
         reader.setDaemon(true);
