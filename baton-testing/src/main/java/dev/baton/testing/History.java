@@ -1,5 +1,6 @@
 package dev.baton.testing;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URLDecoder;
@@ -481,8 +482,10 @@ public final class History {
 
     private final long origin;
     private final Object lock = new Object();
+    @GuardedBy("lock")
     private final List<Event> events = new ArrayList<>();
-    /** The number of events a {@link #streaming} history has forwarded; guarded by {@code lock}. */
+    /** The number of events a {@link #streaming} history has forwarded. */
+    @GuardedBy("lock")
     private long forwarded;
     private final List<Consumer<Event>> listeners = new CopyOnWriteArrayList<>();
 
