@@ -21,6 +21,7 @@ import org.apache.zookeeper.server.RequestRecord;
 import org.apache.zookeeper.server.ServerCnxn;
 import org.apache.zookeeper.server.ZooKeeperServer;
 import org.apache.zookeeper.server.persistence.FileTxnSnapLog;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A standalone {@link ZooKeeperServer} that reports every client request packet to a {@link RequestCounter}
@@ -54,8 +55,9 @@ final class CountingZooKeeperServer extends ZooKeeperServer {
             @Override
             public void processRequest(Request request) {
                 String prefix = dropOnCreate.get();
-                if (prefix != null && request.cnxn != null && createdPath(request) != null
-                        && createdPath(request).startsWith(prefix) && dropOnCreate.compareAndSet(prefix, null)) {
+                String path = prefix != null && request.cnxn != null ? createdPath(request) : null;
+                if (prefix != null && path != null && path.startsWith(prefix)
+                        && dropOnCreate.compareAndSet(prefix, null)) {
                     // Close the client's connection first: the create is still applied below, but its reply
                     // goes to a closed connection, so the client sees a connection loss for a create that happened.
                     request.cnxn.close(ServerCnxn.DisconnectReason.CONNECTION_CLOSE_FORCED);
@@ -70,7 +72,7 @@ final class CountingZooKeeperServer extends ZooKeeperServer {
         firstProcessor = prep;
     }
 
-    private static String createdPath(Request request) {
+    private static @Nullable String createdPath(Request request) {
         Object txn = request.getTxn();
         if (txn instanceof CreateTxn create) {
             return create.getPath();

@@ -60,7 +60,7 @@ final class Der {
     }
 
     static byte[] oid(String dotted) {
-        String[] arcs = dotted.split("\\.");
+        String[] arcs = dotted.split("\\.", -1);
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         out.write(Integer.parseInt(arcs[0]) * 40 + Integer.parseInt(arcs[1]));
         for (int i = 2; i < arcs.length; i++) {

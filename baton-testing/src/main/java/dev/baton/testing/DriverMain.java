@@ -1,5 +1,6 @@
 package dev.baton.testing;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.io.BufferedReader;
 import java.io.FileOutputStream;
 import java.io.FileDescriptor;
@@ -13,6 +14,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The child side of the kit's driver protocol: the main class of a client that runs in its own JVM (started by
@@ -57,11 +59,14 @@ public final class DriverMain {
          * @return the payload of the {@code OK} answer (empty or null for none); it must be one line
          * @throws Exception any failure, answered as {@code ERR <exception class>: <message>}
          */
-        String handle(List<String> args) throws Exception;
+        @Nullable String handle(List<String> args) throws Exception;
     }
 
     private final Map<String, Handler> handlers = new LinkedHashMap<>();
     private final List<Runnable> exitHooks = new ArrayList<>();
+    // Keeps protocol lines whole across threads; private, so nothing outside can hold it.
+    private final Object outLock = new Object();
+    @GuardedBy("outLock")
     private final PrintStream protocolOut;
 
     private DriverMain() {
@@ -140,22 +145,27 @@ public final class DriverMain {
                 }
             }
         } catch (IOException e) {
+            // Standard error is the driver's log.
+            System.err.println("driver: cannot read standard input; ending");
             e.printStackTrace();
         }
         for (Runnable hook : exitHooks) {
             try {
                 hook.run();
             } catch (RuntimeException e) {
+                System.err.println("driver: an exit hook failed; running the others");
                 e.printStackTrace();
             }
         }
-        protocolOut.flush();
+        synchronized (outLock) {
+            protocolOut.flush();
+        }
         System.exit(0);
     }
 
     /** Runs one command line; false after {@code quit}. */
     private boolean handle(String line) {
-        String[] words = line.trim().split("\\s+");
+        String[] words = line.trim().split("\\s+", -1); // trimmed: no trailing empty word to drop
         if (words.length < 2) {
             System.err.println("driver: ignoring malformed line: " + line);
             return true;
@@ -185,10 +195,12 @@ public final class DriverMain {
         return true;
     }
 
-    private synchronized void println(String line) {
-        protocolOut.print(line);
-        protocolOut.print('\n');
-        protocolOut.flush();
+    private void println(String line) {
+        synchronized (outLock) {
+            protocolOut.print(line);
+            protocolOut.print('\n');
+            protocolOut.flush();
+        }
     }
 
     private static String oneLine(String text) {

@@ -24,6 +24,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -65,7 +66,8 @@ public final class DriverProcess implements AutoCloseable {
     private final List<String> events = new CopyOnWriteArrayList<>();
     private final Object eventSignal = new Object();
     private final CompletableFuture<Long> ready = new CompletableFuture<>();
-    private final Consumer<String> eventListener;
+    /** Called with each event as it arrives; null if none. */
+    private final @Nullable Consumer<String> eventListener;
     private final Object callLock = new Object();
 
     private long sequence;
@@ -94,7 +96,6 @@ public final class DriverProcess implements AutoCloseable {
             KitResources.deleteTempDirectory(directory);
             throw new UncheckedIOException("cannot start driver " + name, e);
         }
-        process.onExit().thenRun(() -> KitResources.forget(process));
         this.stdin = process.getOutputStream();
         Thread reader = new Thread(this::readStdout, "baton-driver-" + name + "-stdout");
         reader.setDaemon(true);
@@ -459,10 +460,11 @@ public final class DriverProcess implements AutoCloseable {
         private List<String> args = List.of();
         private List<String> jvmArgs = List.of();
         private String heap = "64m";
-        private String classpath;
-        private String name;
+        // Null until set: this JVM's classpath and a numbered name.
+        private @Nullable String classpath;
+        private @Nullable String name;
         private Duration startTimeout = Duration.ofSeconds(60);
-        private Consumer<String> eventListener;
+        private @Nullable Consumer<String> eventListener;
 
         private Builder(String mainClass) {
             this.mainClass = mainClass;

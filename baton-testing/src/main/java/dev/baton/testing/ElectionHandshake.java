@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Rewrites the first message of a ZooKeeper leader-election connection as it passes through the proxy of a
@@ -31,7 +32,7 @@ final class ElectionHandshake implements TcpProxy.HandshakeRewriter {
     }
 
     @Override
-    public byte[] rewrite(InputStream in) throws IOException {
+    public byte @Nullable [] rewrite(InputStream in) throws IOException {
         DataInputStream din = new DataInputStream(in);
         long protocolVersion = din.readLong();
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();

@@ -1,5 +1,6 @@
 package dev.baton.testing;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.BindException;
@@ -26,6 +27,7 @@ import org.apache.zookeeper.server.NIOServerCnxnFactory;
 import org.apache.zookeeper.server.ServerCnxnFactory;
 import org.apache.zookeeper.server.ZKDatabase;
 import org.apache.zookeeper.server.persistence.FileTxnSnapLog;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -89,6 +91,9 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
     /** The loopback address the server binds and clients connect to. */
     private static final String HOST = "127.0.0.1";
 
+    /** {@link #HOST} as an address, without a name lookup. */
+    private static final InetAddress HOST_ADDRESS = hostAddress();
+
     /** Bound on {@link #expireSession(ZooKeeper)} and friends when no timeout is given. */
     private static final Duration DEFAULT_EXPIRY_TIMEOUT = Duration.ofSeconds(30);
 
@@ -111,7 +116,7 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
     private final int containerCheckIntervalMs;
     private final ServerSecurity security;
     /** The JAAS section of this server's SASL users; null without SASL. */
-    private final String saslSection;
+    private final @Nullable String saslSection;
     private final Path dataDirectory;
     private final RequestCounter requests = new RequestCounter();
     private final AtomicReference<String> dropOnCreate = new AtomicReference<>();
@@ -119,17 +124,29 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
     private final AtomicInteger linkNumbers = new AtomicInteger();
     private final Thread cleanupHook;
 
-    // Guarded by "this"; volatile for the lock-free accessors.
+    // Serializes the lifecycle. A private lock, not the server itself, so a caller synchronizing on the server
+    // cannot stall it.
+    private final Object lock = new Object();
+    // These four are written only under the lock, and volatile because the accessors read them without it
+    // (so they are not @GuardedBy, which would require the lock for reads too).
     private volatile State state = State.NEW;
     private volatile int port;
     /** The plaintext port: {@link #port} without TLS, a port of its own with TLS (0 until the first start). */
     private volatile int plaintextPort;
-    private volatile CountingZooKeeperServer server;
-    private NIOServerCnxnFactory connectionFactory;
+    /** The running server; null when not running. */
+    private volatile @Nullable CountingZooKeeperServer server;
+    /** The plaintext factory; null when not running. */
+    @GuardedBy("lock")
+    private @Nullable NIOServerCnxnFactory connectionFactory;
     /** The TLS factory; null without TLS or when not running. */
-    private ServerCnxnFactory secureFactory;
-    private FileTxnSnapLog snapLog;
-    private ContainerManager containerManager;
+    @GuardedBy("lock")
+    private @Nullable ServerCnxnFactory secureFactory;
+    /** The data directory's transaction log and snapshots; null when not running. */
+    @GuardedBy("lock")
+    private @Nullable FileTxnSnapLog snapLog;
+    /** Deletes empty containers and expired TTL nodes; null when not running. */
+    @GuardedBy("lock")
+    private @Nullable ContainerManager containerManager;
 
     /**
      * Creates a server with the default settings (see the class comment). It is not started.
@@ -194,51 +211,56 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
      *     (the interrupt flag is then set again)
      * @throws UncheckedIOException if the port cannot be bound or the data cannot be loaded
      */
-    public synchronized EmbeddedZooKeeper start() {
-        if (state == State.RUNNING) {
-            throw new IllegalStateException("ZooKeeper server is already running on port " + port);
-        }
-        if (state == State.CLOSED) {
-            throw new IllegalStateException("ZooKeeper server is closed");
-        }
-        CountingZooKeeperServer zks = null;
-        try {
-            snapLog = new FileTxnSnapLog(dataDirectory.toFile(), dataDirectory.toFile());
-            ServerFactories.registerProviders(security);
-            FileTxnSnapLog log = snapLog;
-            zks = ServerFactories.withProperties(security.authenticationProperties(), () ->
-                    new CountingZooKeeperServer(log, tickTimeMs, minSessionTimeoutMs, maxSessionTimeoutMs,
-                            requests, dropOnCreate));
-            boolean tls = security.tls().isPresent();
-            connectionFactory = bind(tls ? plaintextPort : port);
-            connectionFactory.startup(zks); // starts the NIO threads, loads the data, starts the request chain
-            plaintextPort = connectionFactory.getLocalPort();
-            if (tls) {
-                secureFactory = startSecure(zks);
-                port = secureFactory.getLocalPort();
-            } else {
-                port = plaintextPort;
+    public EmbeddedZooKeeper start() {
+        synchronized (lock) {
+            if (state == State.RUNNING) {
+                throw new IllegalStateException("ZooKeeper server is already running on port " + port);
             }
-            containerManager = new ContainerManager(zks.getZKDatabase(), zks.firstRequestProcessor(),
-                    containerCheckIntervalMs, 10_000, 0);
-            containerManager.start();
-            server = zks;
-            state = State.RUNNING;
-            LOG.info("ZooKeeper server started on {}:{} with data in {}", HOST, port, dataDirectory);
-            return this;
-        } catch (IOException e) {
-            shutDownQuietly(zks);
-            throw new UncheckedIOException("cannot start ZooKeeper server on port " + port, e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            shutDownQuietly(zks);
-            throw new IllegalStateException("interrupted while starting ZooKeeper server", e);
-        } catch (RuntimeException | Error e) {
-            shutDownQuietly(zks);
-            throw e;
-        } catch (Exception e) {
-            shutDownQuietly(zks);
-            throw new IllegalStateException("cannot start ZooKeeper server", e);
+            if (state == State.CLOSED) {
+                throw new IllegalStateException("ZooKeeper server is closed");
+            }
+            CountingZooKeeperServer zks = null;
+            try {
+                FileTxnSnapLog log = new FileTxnSnapLog(dataDirectory.toFile(), dataDirectory.toFile());
+                snapLog = log;
+                ServerFactories.registerProviders(security);
+                zks = ServerFactories.withProperties(security.authenticationProperties(), () ->
+                        new CountingZooKeeperServer(log, tickTimeMs, minSessionTimeoutMs, maxSessionTimeoutMs,
+                                requests, dropOnCreate));
+                boolean tls = security.tls().isPresent();
+                NIOServerCnxnFactory plaintext = bind(tls ? plaintextPort : port);
+                connectionFactory = plaintext;
+                plaintext.startup(zks); // starts the NIO threads, loads the data, starts the request chain
+                plaintextPort = plaintext.getLocalPort();
+                if (tls) {
+                    ServerCnxnFactory secure = startSecure(zks);
+                    secureFactory = secure;
+                    port = secure.getLocalPort();
+                } else {
+                    port = plaintextPort;
+                }
+                ContainerManager containers = new ContainerManager(zks.getZKDatabase(),
+                        zks.firstRequestProcessor(), containerCheckIntervalMs, 10_000, 0);
+                containerManager = containers;
+                containers.start();
+                server = zks;
+                state = State.RUNNING;
+                LOG.info("ZooKeeper server started on {}:{} with data in {}", HOST, port, dataDirectory);
+                return this;
+            } catch (IOException e) {
+                shutDownQuietly(zks);
+                throw new UncheckedIOException("cannot start ZooKeeper server on port " + port, e);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                shutDownQuietly(zks);
+                throw new IllegalStateException("interrupted while starting ZooKeeper server", e);
+            } catch (RuntimeException | Error e) {
+                shutDownQuietly(zks);
+                throw e;
+            } catch (Exception e) {
+                shutDownQuietly(zks);
+                throw new IllegalStateException("cannot start ZooKeeper server", e);
+            }
         }
     }
 
@@ -250,16 +272,18 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
      *
      * @throws IllegalStateException if the server is closed
      */
-    public synchronized void stop() {
-        if (state == State.CLOSED) {
-            throw new IllegalStateException("ZooKeeper server is closed");
+    public void stop() {
+        synchronized (lock) {
+            if (state == State.CLOSED) {
+                throw new IllegalStateException("ZooKeeper server is closed");
+            }
+            if (state != State.RUNNING) {
+                return;
+            }
+            shutDownQuietly(server);
+            state = State.STOPPED;
+            LOG.info("ZooKeeper server on port {} stopped", port);
         }
-        if (state != State.RUNNING) {
-            return;
-        }
-        shutDownQuietly(server);
-        state = State.STOPPED;
-        LOG.info("ZooKeeper server on port {} stopped", port);
     }
 
     /**
@@ -270,9 +294,11 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
      * @throws IllegalStateException if the server is closed or the calling thread was interrupted
      * @throws UncheckedIOException if the port cannot be bound again or the data cannot be loaded
      */
-    public synchronized EmbeddedZooKeeper restart() {
-        stop();
-        return start();
+    public EmbeddedZooKeeper restart() {
+        synchronized (lock) {
+            stop();
+            return start();
+        }
     }
 
     /**
@@ -281,22 +307,24 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
      * @throws UncheckedIOException if the data directory cannot be deleted
      */
     @Override
-    public synchronized void close() {
-        if (state == State.CLOSED) {
-            return;
+    public void close() {
+        synchronized (lock) {
+            if (state == State.CLOSED) {
+                return;
+            }
+            if (state == State.RUNNING) {
+                shutDownQuietly(server);
+            }
+            state = State.CLOSED;
+            clientLinks.forEach(ClientLink::close);
+            try {
+                Runtime.getRuntime().removeShutdownHook(cleanupHook);
+            } catch (IllegalStateException e) {
+                // The JVM is shutting down; the hook deletes the directory anyway.
+            }
+            Directories.deleteRecursively(dataDirectory);
+            LOG.info("ZooKeeper server on port {} closed, {} deleted", port, dataDirectory);
         }
-        if (state == State.RUNNING) {
-            shutDownQuietly(server);
-        }
-        state = State.CLOSED;
-        clientLinks.forEach(ClientLink::close);
-        try {
-            Runtime.getRuntime().removeShutdownHook(cleanupHook);
-        } catch (IllegalStateException e) {
-            // The JVM is shutting down; the hook deletes the directory anyway.
-        }
-        Directories.deleteRecursively(dataDirectory);
-        LOG.info("ZooKeeper server on port {} closed, {} deleted", port, dataDirectory);
     }
 
     /**
@@ -459,7 +487,7 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
         String answer = FourLetterWords.send(port(), "wchp", 5_000)
                 .orElseThrow(() -> new IllegalStateException("the server on port " + port() + " did not answer wchp"));
         Set<String> paths = new TreeSet<>();
-        for (String line : answer.split("\n")) {
+        for (String line : answer.split("\n", -1)) {
             if (line.startsWith("/")) {
                 paths.add(line.trim());
             }
@@ -483,7 +511,7 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
      */
     public Set<Long> liveSessions() {
         CountingZooKeeperServer zks = server;
-        if (!isRunning()) {
+        if (zks == null || !isRunning()) {
             return Set.of();
         }
         ZKDatabase db = zks.getZKDatabase();
@@ -568,7 +596,7 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
 
     private CountingZooKeeperServer requireRunning() {
         CountingZooKeeperServer zks = server;
-        if (!isRunning()) {
+        if (zks == null || !isRunning()) {
             throw new IllegalStateException("ZooKeeper server is not running");
         }
         return zks;
@@ -605,7 +633,7 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
      */
     private NIOServerCnxnFactory bind(int wanted) throws Exception {
         long deadline = System.nanoTime() + BIND_RETRY_TIMEOUT.toNanos();
-        InetSocketAddress address = new InetSocketAddress(InetAddress.getByName(HOST), wanted);
+        InetSocketAddress address = new InetSocketAddress(HOST_ADDRESS, wanted);
         while (true) {
             NIOServerCnxnFactory factory = new QuietNioServerCnxnFactory();
             try {
@@ -626,9 +654,10 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
      * Starts the TLS factory on {@link #port} (a free one at the first start) for {@code zks}, which the
      * plaintext factory has started; a busy port is retried as in {@link #bind(int)}.
      */
+    @GuardedBy("lock")
     private ServerCnxnFactory startSecure(CountingZooKeeperServer zks) throws Exception {
         long deadline = System.nanoTime() + BIND_RETRY_TIMEOUT.toNanos();
-        InetSocketAddress address = new InetSocketAddress(InetAddress.getByName(HOST), port);
+        InetSocketAddress address = new InetSocketAddress(HOST_ADDRESS, port);
         ZKConfig tls = new ZKConfig();
         security.tlsProperties().forEach(tls::setProperty);
         while (true) {
@@ -667,7 +696,8 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
      * Takes down what {@link #start()} built, in the order {@code ZooKeeperServerMain} uses, and waits for the
      * connection threads to end so the port can be bound again at once.
      */
-    private void shutDownQuietly(CountingZooKeeperServer zks) {
+    @GuardedBy("lock")
+    private void shutDownQuietly(@Nullable CountingZooKeeperServer zks) {
         if (containerManager != null) {
             containerManager.stop();
             containerManager = null;
@@ -699,6 +729,14 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
         server = null;
     }
 
+    private static InetAddress hostAddress() {
+        try {
+            return InetAddress.getByAddress(new byte[] {127, 0, 0, 1});
+        } catch (java.net.UnknownHostException e) {
+            throw new AssertionError("an IPv4 address has four bytes", e);
+        }
+    }
+
     private static void setPropertyIfAbsent(String key, String value) {
         if (System.getProperty(key) == null) {
             System.setProperty(key, value);
@@ -715,15 +753,16 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
         private static final Duration DEFAULT_TICK_TIME = Duration.ofMillis(500);
         private static final Duration DEFAULT_CONTAINER_CHECK_INTERVAL = Duration.ofSeconds(1);
 
-        private Duration tickTime;
-        private Duration minSessionTimeout;
-        private Duration maxSessionTimeout;
+        // Each option is null until set.
+        private @Nullable Duration tickTime;
+        private @Nullable Duration minSessionTimeout;
+        private @Nullable Duration maxSessionTimeout;
         private int maxClientConnections;
         private boolean maxClientConnectionsSet;
-        private Duration containerCheckInterval;
+        private @Nullable Duration containerCheckInterval;
         private int port;
         private boolean portSet;
-        private ServerSecurity security;
+        private @Nullable ServerSecurity security;
 
         private Builder() {
         }
@@ -877,7 +916,7 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
             return Math.toIntExact(d.toMillis());
         }
 
-        private static void requireUnset(Duration current, String name) {
+        private static void requireUnset(@Nullable Duration current, String name) {
             if (current != null) {
                 throw new IllegalStateException(name + " was already set to " + current);
             }

@@ -2,6 +2,7 @@ package dev.baton.testing;
 
 import java.util.Objects;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
@@ -36,9 +37,13 @@ public final class EmbeddedZooKeeperExtension
 
     private final Supplier<EmbeddedZooKeeper> factory;
 
-    private volatile EmbeddedZooKeeper server;
+    /** Serializes {@link #ensureRunning()}; private, so a caller synchronizing on the extension cannot stall it. */
+    private final Object lock = new Object();
+
+    /** The server of the current class or test; null outside the extension's scope. */
+    private volatile @Nullable EmbeddedZooKeeper server;
     /** Unique id of the context that started the server in beforeAll; {@code null} in per-test mode. */
-    private volatile String classScopeOwner;
+    private volatile @Nullable String classScopeOwner;
 
     /** Creates an extension whose servers have the default settings of {@link EmbeddedZooKeeper}. */
     public EmbeddedZooKeeperExtension() {
@@ -122,15 +127,17 @@ public final class EmbeddedZooKeeperExtension
      * @return the running server
      * @throws IllegalStateException if there is no server (outside the extension's scope)
      */
-    public synchronized EmbeddedZooKeeper ensureRunning() {
-        EmbeddedZooKeeper s = server();
-        if (s.isClosed()) {
-            s = factory.get().start();
-            server = s;
-        } else if (!s.isRunning()) {
-            s.restart();
+    public EmbeddedZooKeeper ensureRunning() {
+        synchronized (lock) {
+            EmbeddedZooKeeper s = server();
+            if (s.isClosed()) {
+                s = factory.get().start();
+                server = s;
+            } else if (!s.isRunning()) {
+                s.restart();
+            }
+            return s;
         }
-        return s;
     }
 
     /**

@@ -42,7 +42,7 @@ final class FencingTokenChecker implements HistoryChecker {
                 highest.put(key, e);
                 continue;
             }
-            boolean resumedHold = e.token() == max.token() && previous == max && e.client().equals(max.client());
+            boolean resumedHold = e.token() == max.token() && max.equals(previous) && e.client().equals(max.client());
             if (resumedHold) {
                 continue; // the same holder regaining the same node, nobody in between
             }

@@ -45,7 +45,7 @@ final class FourLetterWords {
 
     /** The server's role from a {@code srvr} answer: "leader", "follower", ...; empty if not serving. */
     static Optional<String> mode(String srvr) {
-        for (String line : srvr.split("\n")) {
+        for (String line : srvr.split("\n", -1)) {
             if (line.startsWith("Mode: ")) {
                 return Optional.of(line.substring("Mode: ".length()).trim());
             }
@@ -55,7 +55,7 @@ final class FourLetterWords {
 
     /** The server's version from a {@code srvr} answer ({@code 3.9.5} of {@code 3.9.5-<hash>, built on ...}). */
     static Optional<String> version(String srvr) {
-        for (String line : srvr.split("\n")) {
+        for (String line : srvr.split("\n", -1)) {
             if (line.startsWith("Zookeeper version: ")) {
                 return Optional.of(line.substring("Zookeeper version: ".length()).split("[- ,]", 2)[0].trim());
             }
@@ -65,7 +65,7 @@ final class FourLetterWords {
 
     /** The epoch (high 32 bits of the last zxid) from a {@code srvr} answer; -1 if absent. */
     static long epoch(String srvr) {
-        for (String line : srvr.split("\n")) {
+        for (String line : srvr.split("\n", -1)) {
             if (line.startsWith("Zxid: 0x")) {
                 try {
                     return Long.parseUnsignedLong(line.substring("Zxid: 0x".length()).trim(), 16) >>> 32;

@@ -1,5 +1,6 @@
 package dev.baton.testing;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.util.Objects;
 
 /**
@@ -16,8 +17,13 @@ public final class GuardedResource {
 
     private final String name;
     private final History history;
+    // A private lock, not the resource itself, so a caller synchronizing on the resource cannot stall it.
+    private final Object lock = new Object();
+    @GuardedBy("lock")
     private long highest = Long.MIN_VALUE;
+    @GuardedBy("lock")
     private long accepted;
+    @GuardedBy("lock")
     private long rejected;
 
     /**
@@ -69,7 +75,7 @@ public final class GuardedResource {
         if (token == History.NO_TOKEN) {
             throw new IllegalArgumentException("token " + token + " is reserved for 'no token'");
         }
-        synchronized (this) {
+        synchronized (lock) {
             if (token < highest) {
                 rejected++;
                 history.record(client, History.Kind.TOKEN_REJECTED, name, token, "highest seen " + highest);
@@ -88,8 +94,10 @@ public final class GuardedResource {
      *
      * @return the token an attempt must at least carry to be accepted now
      */
-    public synchronized long highestToken() {
-        return highest;
+    public long highestToken() {
+        synchronized (lock) {
+            return highest;
+        }
     }
 
     /**
@@ -97,8 +105,10 @@ public final class GuardedResource {
      *
      * @return the number of {@code TOKEN_USED} attempts so far
      */
-    public synchronized long acceptedCount() {
-        return accepted;
+    public long acceptedCount() {
+        synchronized (lock) {
+            return accepted;
+        }
     }
 
     /**
@@ -106,7 +116,9 @@ public final class GuardedResource {
      *
      * @return the number of {@code TOKEN_REJECTED} attempts so far
      */
-    public synchronized long rejectedCount() {
-        return rejected;
+    public long rejectedCount() {
+        synchronized (lock) {
+            return rejected;
+        }
     }
 }

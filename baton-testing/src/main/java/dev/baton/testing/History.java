@@ -1,5 +1,6 @@
 package dev.baton.testing;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URLDecoder;
@@ -481,8 +482,10 @@ public final class History {
 
     private final long origin;
     private final Object lock = new Object();
+    @GuardedBy("lock")
     private final List<Event> events = new ArrayList<>();
-    /** The number of events a {@link #streaming} history has forwarded; guarded by {@code lock}. */
+    /** The number of events a {@link #streaming} history has forwarded. */
+    @GuardedBy("lock")
     private long forwarded;
     private final List<Consumer<Event>> listeners = new CopyOnWriteArrayList<>();
 
@@ -666,7 +669,7 @@ public final class History {
             return Optional.empty();
         }
         Map<String, String> fields = new HashMap<>();
-        for (String part : line.substring(at + LINE_PREFIX.length()).strip().split(" +")) {
+        for (String part : line.substring(at + LINE_PREFIX.length()).strip().split(" +", -1)) {
             int eq = part.indexOf('=');
             if (eq <= 0) {
                 throw new IllegalArgumentException("malformed event line (field '" + part + "'): " + line);
@@ -674,15 +677,15 @@ public final class History {
             fields.put(part.substring(0, eq), part.substring(eq + 1));
         }
         try {
-            String token = require(fields, "token", line);
+            String token = require(fields, "token");
             return Optional.of(new Event(
-                    Long.parseLong(require(fields, "seq", line)),
-                    Long.parseLong(require(fields, "t", line)),
-                    dec(require(fields, "client", line)),
-                    Kind.valueOf(require(fields, "kind", line)),
-                    dec(require(fields, "name", line)),
+                    Long.parseLong(require(fields, "seq")),
+                    Long.parseLong(require(fields, "t")),
+                    dec(require(fields, "client")),
+                    Kind.valueOf(require(fields, "kind")),
+                    dec(require(fields, "name")),
                     token.equals("-") ? NO_TOKEN : Long.parseLong(token),
-                    dec(require(fields, "detail", line))));
+                    dec(require(fields, "detail"))));
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("malformed event line (" + e.getMessage() + "): " + line, e);
         }
@@ -793,7 +796,7 @@ public final class History {
         return b.toString();
     }
 
-    private static String require(Map<String, String> fields, String key, String line) {
+    private static String require(Map<String, String> fields, String key) {
         String v = fields.get(key);
         if (v == null) {
             throw new IllegalArgumentException("missing field '" + key + "'");

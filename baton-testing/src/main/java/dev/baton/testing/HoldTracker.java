@@ -9,6 +9,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Replays lock, leadership and queue-item events (a consumer holds an item while it consumes it) and tells, at each point of a history, which clients <em>effectively</em>
@@ -65,7 +66,7 @@ final class HoldTracker {
     }
 
     /** Returns the key an event opens or closes, or null if it is not a lock/leadership event. */
-    static Key keyOf(Event e) {
+    static @Nullable Key keyOf(Event e) {
         return switch (e.kind()) {
             case ACQUIRED, RELEASED, LOST -> new Key(Family.LOCK, e.name());
             case BECAME_LEADER, LOST_LEADERSHIP -> new Key(Family.LEADERSHIP, e.name());

@@ -1,5 +1,6 @@
 package dev.baton.testing;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -16,6 +17,7 @@ import java.util.regex.Pattern;
 import javax.security.auth.login.AppConfigurationEntry;
 import javax.security.auth.login.Configuration;
 import org.apache.zookeeper.client.ZKClientConfig;
+import org.jspecify.annotations.Nullable;
 
 /**
  * JAAS files for SASL DIGEST-MD5, written by the kit: the {@code Server} section of a kit server (its users) and
@@ -41,7 +43,11 @@ public final class Jaas {
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_-]+");
     private static final String DIGEST_LOGIN_MODULE = "org.apache.zookeeper.server.auth.DigestLoginModule";
     private static final AtomicInteger SECTIONS = new AtomicInteger();
-    private static KitConfiguration installed;
+    /** Serializes the installation; private, so a caller locking on {@code Jaas.class} cannot stall it. */
+    private static final Object INSTALL_LOCK = new Object();
+    /** The kit's configuration once installed; null before the first section. */
+    @GuardedBy("INSTALL_LOCK")
+    private static @Nullable KitConfiguration installed;
 
     private Jaas() {
     }
@@ -162,35 +168,46 @@ public final class Jaas {
         }
     }
 
-    private static synchronized KitConfiguration configuration() {
-        if (installed == null) {
-            Configuration previous;
-            try {
-                previous = Configuration.getConfiguration();
-            } catch (SecurityException e) {
-                previous = null; // a bad java.security.auth.login.config: read again on use, below
+    private static KitConfiguration configuration() {
+        synchronized (INSTALL_LOCK) {
+            KitConfiguration kit = installed;
+            if (kit == null) {
+                Configuration previous;
+                try {
+                    previous = Configuration.getConfiguration();
+                } catch (SecurityException e) {
+                    previous = null; // a bad java.security.auth.login.config: read again on use, below
+                }
+                kit = new KitConfiguration(previous, System.getProperty("java.security.auth.login.config"));
+                installed = kit;
+                Configuration.setConfiguration(kit);
             }
-            installed = new KitConfiguration(previous, System.getProperty("java.security.auth.login.config"));
-            Configuration.setConfiguration(installed);
+            return kit;
         }
-        return installed;
     }
 
     /** The kit's sections first, then what the JVM would answer without the kit. */
     private static final class KitConfiguration extends Configuration {
         final Map<String, Configuration> sections = new ConcurrentHashMap<>();
-        private final Configuration previous;
-        private final String previousFile;
-        private String file;
-        private Configuration fromFile;
+        /** The JVM's configuration before the kit's; null if it could not be read. */
+        private final @Nullable Configuration previous;
+        /** The login configuration file named when the kit installed its own; null if none. */
+        private final @Nullable String previousFile;
+        /** Private, as this configuration is reachable by anyone through {@link Configuration#getConfiguration()}. */
+        private final Object fileLock = new Object();
+        /** The file named now, once it differs from {@link #previousFile}, and its configuration. */
+        @GuardedBy("fileLock")
+        private @Nullable String file;
+        @GuardedBy("fileLock")
+        private @Nullable Configuration fromFile;
 
-        KitConfiguration(Configuration previous, String previousFile) {
+        KitConfiguration(@Nullable Configuration previous, @Nullable String previousFile) {
             this.previous = previous;
             this.previousFile = previousFile;
         }
 
         @Override
-        public AppConfigurationEntry[] getAppConfigurationEntry(String name) {
+        public AppConfigurationEntry @Nullable [] getAppConfigurationEntry(String name) {
             Configuration kit = sections.get(name);
             if (kit != null) {
                 return kit.getAppConfigurationEntry(name);
@@ -208,22 +225,24 @@ public final class Jaas {
         }
 
         /** The configuration of the file named now by the system property, or the one installed before. */
-        private synchronized Configuration fallback() {
-            String now = System.getProperty("java.security.auth.login.config");
-            if (now == null || (now.equals(previousFile) && previous != null)) {
-                return previous;
-            }
-            if (!now.equals(file)) {
-                String location = now.startsWith("=") ? now.substring(1) : now;
-                URI uri = location.contains(":/") ? URI.create(location) : Path.of(location).toUri();
-                try {
-                    fromFile = Configuration.getInstance("JavaLoginConfig", new URIParameter(uri));
-                } catch (NoSuchAlgorithmException | RuntimeException e) {
-                    throw new SecurityException("cannot read the JAAS configuration " + now, e);
+        private @Nullable Configuration fallback() {
+            synchronized (fileLock) {
+                String now = System.getProperty("java.security.auth.login.config");
+                if (now == null || (now.equals(previousFile) && previous != null)) {
+                    return previous;
                 }
-                file = now;
+                if (!now.equals(file)) {
+                    String location = now.startsWith("=") ? now.substring(1) : now;
+                    URI uri = location.contains(":/") ? URI.create(location) : Path.of(location).toUri();
+                    try {
+                        fromFile = Configuration.getInstance("JavaLoginConfig", new URIParameter(uri));
+                    } catch (NoSuchAlgorithmException | RuntimeException e) {
+                        throw new SecurityException("cannot read the JAAS configuration " + now, e);
+                    }
+                    file = now;
+                }
+                return fromFile;
             }
-            return fromFile;
         }
     }
 }

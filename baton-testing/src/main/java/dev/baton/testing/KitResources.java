@@ -104,10 +104,14 @@ public final class KitResources {
         return DIRECTORIES.stream().filter(Files::exists).sorted().collect(Collectors.toList());
     }
 
-    /** Starts a child process and tracks it until {@link #forget(Process)}. */
+    /** Starts a child process and tracks it until it exits or {@link #forget(Process)}. */
+    // The stage of the exit action is dropped on purpose: forget() only removes from a set, so it has no result
+    // or failure to lose.
+    @SuppressWarnings("FutureReturnValueIgnored")
     static Process start(ProcessBuilder builder) throws IOException {
         Process process = builder.start();
         PROCESSES.add(process);
+        process.onExit().thenRun(() -> forget(process));
         return process;
     }
 

@@ -12,6 +12,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.Collection;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Linearizability of counters ({@link Checkers#linearizable(String...)}): is there one order of the operations,
@@ -73,27 +74,30 @@ final class LinearizabilityChecker implements HistoryChecker {
 
     /** One operation: its invocation, what it asked, and how it ended. */
     private static final class Op {
-        final int id;
         final Event invoked;
         final Operation operation;
-        Event returned;
+        /** Its return event, and that event's kind; both null while it has none. */
+        @Nullable Event returned;
+        @Nullable Kind outcome;
         /** Where its window ends: its return, or for an unknown outcome the client's next return; null: open. */
-        Event end;
-        Kind outcome;
-        /** The value before and after (add), the value read (read), success (cas), from the answer. */
-        long[] result;
+        @Nullable Event end;
+        /**
+         * The value before and after (add), the value read (read), success (cas), from the answer; set exactly
+         * when the outcome is {@code OP_OK}.
+         */
+        long @Nullable [] result;
         /** Its bit in {@link Config#linearized()} while it is pending. */
         int slot;
 
-        Op(int id, Event invoked) {
-            this.id = id;
+        Op(Event invoked) {
             this.invoked = invoked;
             this.operation = Operation.parse(invoked.detail());
         }
 
         String describe() {
-            String end = outcome == null ? "(no answer)" : outcome == Kind.OP_OK ? returned.detail()
-                    : returned.detail() + " (" + outcome + ")";
+            Event r = returned;
+            String end = r == null ? "(no answer)" : outcome == Kind.OP_OK ? r.detail()
+                    : r.detail() + " (" + outcome + ")";
             return invoked.client() + ": " + end;
         }
     }
@@ -101,7 +105,7 @@ final class LinearizabilityChecker implements HistoryChecker {
     /** What an operation asks: {@code read}, {@code add d}, {@code cas expected new}, {@code set v}. */
     private record Operation(String verb, long a, long b) {
         static Operation parse(String text) {
-            String[] w = text.strip().split(" +");
+            String[] w = text.strip().split(" +", -1);
             try {
                 return switch (w[0]) {
                     case "read" -> new Operation("read", 0, 0);
@@ -131,7 +135,7 @@ final class LinearizabilityChecker implements HistoryChecker {
         Map<String, Op> unanswered = new HashMap<>(); // by client: an OP_UNKNOWN op waiting for the next return
         for (Event e : opEvents) {
             if (e.kind() == Kind.OP_INVOKED) {
-                Op op = new Op(ops.size(), e);
+                Op op = new Op(e);
                 ops.add(op);
                 Op before = open.put(e.client(), op);
                 if (before != null) {
@@ -224,7 +228,7 @@ final class LinearizabilityChecker implements HistoryChecker {
      * placed (breadth first, each configuration explored once); returns those with {@code op} placed, its bit
      * cleared, or null if the search grew past the bound.
      */
-    private static Set<Config> place(Set<Config> configs, Map<Integer, Op> pending, Op op) {
+    private static @Nullable Set<Config> place(Set<Config> configs, Map<Integer, Op> pending, Op op) {
         Set<Config> placed = new HashSet<>();
         Set<Config> seen = new HashSet<>(configs);
         List<Config> frontier = new ArrayList<>(configs);
@@ -261,35 +265,34 @@ final class LinearizabilityChecker implements HistoryChecker {
     }
 
     /** The value after {@code op} from {@code value}, or null if its answer rules that out. */
-    private static Long apply(Op op, long value) {
+    private static @Nullable Long apply(Op op, long value) {
         Operation o = op.operation;
-        boolean known = op.outcome == Kind.OP_OK;
-        switch (o.verb()) {
-            case "read":
-                return known && op.result[0] != value ? null : value;
-            case "add":
-                if (known && (op.result[0] != value || op.result[1] != value + o.a())) {
-                    return null;
+        long[] known = op.result; // the answer, if the outcome is known (OP_OK)
+        return switch (o.verb()) {
+            case "read" -> known != null && known[0] != value ? null : value;
+            case "add" -> {
+                if (known != null && (known[0] != value || known[1] != value + o.a())) {
+                    yield null;
                 }
-                return value + o.a();
-            case "cas":
-                if (!known) {
-                    return value == o.a() ? o.b() : value;
+                yield value + o.a();
+            }
+            case "cas" -> {
+                if (known == null) {
+                    yield value == o.a() ? o.b() : value;
                 }
-                if (op.result[0] == 1) {
-                    return value == o.a() ? o.b() : null;
+                if (known[0] == 1) {
+                    yield value == o.a() ? o.b() : null;
                 }
-                return value != o.a() ? value : null;
-            case "set":
-                return o.a();
-            default:
-                throw new IllegalStateException(o.verb());
-        }
+                yield value != o.a() ? value : null;
+            }
+            case "set" -> o.a();
+            default -> throw new IllegalStateException(o.verb());
+        };
     }
 
     private static long[] parseResult(Op op, String detail) {
         int at = detail.indexOf(" => ");
-        String[] w = (at < 0 ? "" : detail.substring(at + 4)).strip().split(" +");
+        String[] w = (at < 0 ? "" : detail.substring(at + 4)).strip().split(" +", -1);
         try {
             return switch (op.operation.verb()) {
                 case "read" -> new long[] {Long.parseLong(w[0])};

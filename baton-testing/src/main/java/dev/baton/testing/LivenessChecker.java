@@ -5,8 +5,10 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Objects;
 import java.util.Set;
 import java.util.stream.Collectors;
+import org.jspecify.annotations.Nullable;
 
 /** See {@link Checkers#liveness(java.time.Duration, String...)}. */
 final class LivenessChecker implements HistoryChecker {
@@ -92,18 +94,20 @@ final class LivenessChecker implements HistoryChecker {
         return out;
     }
 
-    private static void satisfy(Pending pending, HoldTracker tracker) {
+    private static void satisfy(@Nullable Pending pending, HoldTracker tracker) {
         if (pending != null) {
             pending.waiting.removeIf(k -> !tracker.effectiveHolders(k).isEmpty());
         }
     }
 
-    private Pending expire(Pending pending, long now, Event previous, List<Event> events, List<Violation> out) {
+    private @Nullable Pending expire(@Nullable Pending pending, long now, @Nullable Event previous,
+            List<Event> events, List<Violation> out) {
         if (pending == null || now <= pending.deadline) {
             return pending;
         }
         if (!pending.waiting.isEmpty()) {
-            report(pending, previous, events, out, "");
+            // A heal is pending only from the end of the step of its event, which is then the previous one.
+            report(pending, Objects.requireNonNull(previous, "previous"), events, out, "");
         }
         return null;
     }

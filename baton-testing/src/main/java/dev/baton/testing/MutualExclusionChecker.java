@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
+import org.jspecify.annotations.Nullable;
 
 /**
  * See {@link Checkers#mutualExclusion(java.time.Duration)}, {@link Checkers#atMostHolders(int, java.time.Duration)}
@@ -23,7 +24,7 @@ final class MutualExclusionChecker implements HistoryChecker {
         String name();
 
         /** Returns the episode key a change of {@code key} may start or end a conflict of, or null if none. */
-        HoldTracker.Key episodeOf(HoldTracker.Key key);
+        HoldTracker.@Nullable Key episodeOf(HoldTracker.Key key);
 
         /** Returns true if events about {@code key} belong to the episode of {@code episode} (for the excerpt). */
         default boolean covers(HoldTracker.Key episode, HoldTracker.Key key) {
@@ -46,7 +47,7 @@ final class MutualExclusionChecker implements HistoryChecker {
             }
 
             @Override
-            public HoldTracker.Key episodeOf(HoldTracker.Key key) {
+            public HoldTracker.@Nullable Key episodeOf(HoldTracker.Key key) {
                 return key;
             }
 
@@ -72,7 +73,7 @@ final class MutualExclusionChecker implements HistoryChecker {
             }
 
             @Override
-            public HoldTracker.Key episodeOf(HoldTracker.Key key) {
+            public HoldTracker.@Nullable Key episodeOf(HoldTracker.Key key) {
                 return key.family() == HoldTracker.Family.ITEM ? key : null;
             }
 
@@ -103,7 +104,7 @@ final class MutualExclusionChecker implements HistoryChecker {
             }
 
             @Override
-            public HoldTracker.Key episodeOf(HoldTracker.Key key) {
+            public HoldTracker.@Nullable Key episodeOf(HoldTracker.Key key) {
                 return key.equals(writeKey) || key.equals(readKey) ? writeKey : null;
             }
 
@@ -167,7 +168,7 @@ final class MutualExclusionChecker implements HistoryChecker {
     }
 
     private void evaluate(HoldTracker tracker, Set<HoldTracker.Key> changed, Set<HoldTracker.Key> inConflict,
-            List<Event> events, Event trigger, long now, List<Violation> out) {
+            List<Event> events, @Nullable Event trigger, long now, List<Violation> out) {
         Set<HoldTracker.Key> episodes = new LinkedHashSet<>();
         for (HoldTracker.Key key : changed) {
             HoldTracker.Key episode = rule.episodeOf(key);

@@ -83,7 +83,7 @@ final class PortAllocator {
         try {
             // readAllLines, not readString: /proc files report size 0 and readString trusts the size.
             String[] range = Files.readAllLines(Path.of("/proc/sys/net/ipv4/ip_local_port_range")).get(0)
-                    .trim().split("\\s+");
+                    .trim().split("\\s+", -1);
             return Integer.parseInt(range[0]);
         } catch (IOException | RuntimeException e) {
             return 0; // unknown: use the operating system's choice

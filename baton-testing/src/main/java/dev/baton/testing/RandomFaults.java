@@ -12,6 +12,7 @@ import java.util.Optional;
 import java.util.Random;
 import java.util.Set;
 import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -154,6 +155,8 @@ public final class RandomFaults {
      * @param id the session id
      * @param password the session password
      */
+    // Carries ZooKeeper's session password as ZooKeeper hands it out; never compared or hashed.
+    @SuppressWarnings("ArrayRecordComponent")
     public record Session(long id, byte[] password) {
         /**
          * Validates.
@@ -171,8 +174,8 @@ public final class RandomFaults {
     }
 
     /** The servers: exactly one of these two is set. */
-    private final ZooKeeperEnsemble ensemble;
-    private final EmbeddedZooKeeper embedded;
+    private final @Nullable ZooKeeperEnsemble ensemble;
+    private final @Nullable EmbeddedZooKeeper embedded;
     private final List<Target> targets;
     private final History history;
     private final Random random;
@@ -182,8 +185,8 @@ public final class RandomFaults {
     private volatile Consumer<String> announcer = line -> { };
     private int faults;
     /** The ensemble's first release and the upgrade's target, for {@link FaultKind#ROLLING_UPGRADE}; or null. */
-    private String upgradeFrom;
-    private String upgradeTo;
+    private @Nullable String upgradeFrom;
+    private @Nullable String upgradeTo;
 
     /**
      * Creates an injector; nothing happens until {@link #run}.
@@ -225,7 +228,8 @@ public final class RandomFaults {
         }
     }
 
-    private RandomFaults(ZooKeeperEnsemble ensemble, EmbeddedZooKeeper embedded, List<? extends Target> targets,
+    private RandomFaults(@Nullable ZooKeeperEnsemble ensemble, @Nullable EmbeddedZooKeeper embedded,
+            List<? extends Target> targets,
             History history, long seed, List<FaultKind> mix, Duration sessionTimeout) {
         this.ensemble = ensemble;
         this.embedded = embedded;
@@ -326,7 +330,7 @@ public final class RandomFaults {
 
     private void inject(FaultKind kind) throws InterruptedException {
         String id = "f" + (faults + 1);
-        long holdMs = 500 + random.nextInt(3_500);
+        long holdMs = 500L + random.nextInt(3_500);
         if (embedded != null && (kind == FaultKind.KILL || kind == FaultKind.KILL_LEADER
                 || kind == FaultKind.QUORUM)) {
             injected(id, kind, "stop the embedded server");
@@ -340,22 +344,22 @@ public final class RandomFaults {
             case KILL -> {
                 int server = randomServer();
                 injected(id, kind, "SIGKILL server " + server);
-                ensemble.kill(server);
+                ensemble().kill(server);
                 Thread.sleep(holdMs);
-                ensemble.start(server);
+                ensemble().start(server);
                 healed(id, "restarted server " + server);
             }
             case KILL_LEADER -> {
-                int leader = ensemble.awaitLeader(Duration.ofSeconds(60));
+                int leader = ensemble().awaitLeader(Duration.ofSeconds(60));
                 injected(id, kind, "SIGKILL leader server " + leader);
-                ensemble.kill(leader);
+                ensemble().kill(leader);
                 Thread.sleep(holdMs);
-                ensemble.start(leader);
+                ensemble().start(leader);
                 healed(id, "restarted server " + leader);
             }
             case PARTITION -> {
                 // Sometimes longer than a session, so that sessions expire while the client is cut off.
-                long ms = 500 + random.nextInt((int) (sessionTimeout.toMillis() * 2));
+                long ms = 500L + random.nextInt((int) (sessionTimeout.toMillis() * 2));
                 TcpProxy.Mode mode = random.nextBoolean() ? TcpProxy.Mode.DROP : TcpProxy.Mode.BLACKHOLE;
                 List<Target> victims = randomTargets(1 + random.nextInt(2));
                 injected(id, kind, "partition clients " + names(victims) + " from all servers (" + mode + ") for "
@@ -376,21 +380,21 @@ public final class RandomFaults {
                 int server = randomServer();
                 TcpProxy.Mode mode = random.nextBoolean() ? TcpProxy.Mode.DROP : TcpProxy.Mode.BLACKHOLE;
                 injected(id, kind, "isolate server " + server + " from its peers (" + mode + ")");
-                ensemble.isolate(server, mode);
+                ensemble().isolate(server, mode);
                 Thread.sleep(holdMs);
-                ensemble.healPeers();
+                ensemble().healPeers();
                 healed(id, "healed peers of server " + server);
             }
             case PARTITION_PEERS -> {
-                List<Integer> ids = new ArrayList<>(ensemble.serverIds());
+                List<Integer> ids = new ArrayList<>(ensemble().serverIds());
                 Collections.shuffle(ids, random);
                 int a = ids.get(0);
                 int b = ids.get(1);
                 TcpProxy.Mode mode = random.nextBoolean() ? TcpProxy.Mode.DROP : TcpProxy.Mode.BLACKHOLE;
                 injected(id, kind, "cut servers " + a + " and " + b + " from each other (" + mode + ")");
-                ensemble.partitionPeers(a, b, mode);
+                ensemble().partitionPeers(a, b, mode);
                 Thread.sleep(holdMs);
-                ensemble.healPeers();
+                ensemble().healPeers();
                 healed(id, "healed the link of servers " + a + " and " + b);
             }
             case EXPIRE -> {
@@ -413,7 +417,7 @@ public final class RandomFaults {
                     if (embedded != null) {
                         embedded.expireSession(session.get().id(), session.get().password());
                     } else {
-                        ensemble.expireSession(session.get().id(), session.get().password());
+                        ensemble().expireSession(session.get().id(), session.get().password());
                     }
                 } catch (IllegalStateException e) {
                     LOG.warn("session expiry of {} did not complete: {}", victim.name(), e.toString());
@@ -423,9 +427,9 @@ public final class RandomFaults {
             case PAUSE_SERVER -> {
                 int server = randomServer();
                 injected(id, kind, "SIGSTOP server " + server);
-                ensemble.pause(server);
+                ensemble().pause(server);
                 Thread.sleep(holdMs);
-                ensemble.resume(server);
+                ensemble().resume(server);
                 healed(id, "SIGCONT server " + server);
             }
             case PAUSE_CLIENT -> {
@@ -437,7 +441,7 @@ public final class RandomFaults {
                 Target victim = pausable.get(random.nextInt(pausable.size()));
                 DriverProcess process = victim.process().orElseThrow();
                 // Half the time past the session: the session ends while the process cannot know.
-                long ms = 300 + random.nextInt((int) (sessionTimeout.toMillis() * 2));
+                long ms = 300L + random.nextInt((int) (sessionTimeout.toMillis() * 2));
                 injected(id, kind, "SIGSTOP client " + victim.name() + " for " + ms + " ms");
                 History.Recorder recorder = history.recorder(victim.name());
                 // PAUSED once kill -STOP has returned, RESUMED before kill -CONT is sent: on a busy machine the
@@ -454,10 +458,10 @@ public final class RandomFaults {
             }
             case QUORUM -> {
                 injected(id, kind, "lose quorum");
-                Set<Integer> killed = ensemble.loseQuorum();
+                Set<Integer> killed = ensemble().loseQuorum();
                 history.note("killed servers " + killed);
                 Thread.sleep(holdMs);
-                int leader = ensemble.regainQuorum();
+                int leader = ensemble().regainQuorum();
                 healed(id, "regained quorum, leader " + leader);
             }
             case ROLLING_UPGRADE -> rollingUpgrade(id, kind);
@@ -474,28 +478,33 @@ public final class RandomFaults {
      * the pause, and 5 minutes with it (17 rolls) none.
      */
     private void rollingUpgrade(String id, FaultKind kind) throws InterruptedException {
+        String from = upgradeFrom;
+        String to = upgradeTo;
+        if (from == null || to == null) { // run() refuses ROLLING_UPGRADE without them
+            throw new IllegalStateException("no upgradeTo(version) was set");
+        }
         Duration wait = Duration.ofSeconds(90);
-        int leader = ensemble.awaitAllServing(wait);
-        boolean upgraded = ensemble.serverVersions().values().stream().allMatch(upgradeTo::equals);
-        String target = upgraded ? upgradeFrom : upgradeTo;
+        int leader = ensemble().awaitAllServing(wait);
+        boolean upgraded = ensemble().serverVersions().values().stream().allMatch(to::equals);
+        String target = upgraded ? from : to;
         List<Integer> order = new ArrayList<>();
-        for (int server : ensemble.serverIds()) {
-            if (server != leader && !ensemble.serverVersion(server).equals(target)) {
+        for (int server : ensemble().serverIds()) {
+            if (server != leader && !ensemble().serverVersion(server).equals(target)) {
                 order.add(server);
             }
         }
-        if (!ensemble.serverVersion(leader).equals(target)) {
+        if (!ensemble().serverVersion(leader).equals(target)) {
             order.add(leader);
         }
         injected(id, kind, (upgraded ? "rolling downgrade " : "rolling upgrade ")
-                + String.join("/", ensemble.serverVersions().values().stream().distinct().sorted().toList()) + " -> "
+                + String.join("/", ensemble().serverVersions().values().stream().distinct().sorted().toList()) + " -> "
                 + target
                 + ": servers " + order + " in turn, the leader (" + leader + ") last");
         for (int server : order) {
-            String was = ensemble.serverVersion(server);
-            ensemble.restart(server, target);
-            int now = ensemble.awaitAllServing(wait);
-            String step = "server " + server + " " + was + " -> " + ensemble.reportedVersion(server).orElse("?")
+            String was = ensemble().serverVersion(server);
+            ensemble().restart(server, target);
+            int now = ensemble().awaitAllServing(wait);
+            String step = "server " + server + " " + was + " -> " + ensemble().reportedVersion(server).orElse("?")
                     + " (per srvr), quorum whole, leader " + now;
             history.note("fault " + id + ": " + step);
             announcer.accept("fault " + id + " step: " + step);
@@ -519,13 +528,13 @@ public final class RandomFaults {
             }
             return;
         }
-        ensemble.healAll();
-        for (int server : ensemble.serverIds()) {
-            if (ensemble.isPaused(server)) {
-                ensemble.resume(server);
+        ensemble().healAll();
+        for (int server : ensemble().serverIds()) {
+            if (ensemble().isPaused(server)) {
+                ensemble().resume(server);
             }
-            if (!ensemble.isRunning(server)) {
-                ensemble.start(server);
+            if (!ensemble().isRunning(server)) {
+                ensemble().start(server);
             }
         }
     }
@@ -545,8 +554,17 @@ public final class RandomFaults {
         announcer.accept("fault " + id + " healed: " + description);
     }
 
+    /** The ensemble; the kinds that use it are refused at construction when the server is embedded. */
+    private ZooKeeperEnsemble ensemble() {
+        ZooKeeperEnsemble e = ensemble;
+        if (e == null) {
+            throw new IllegalStateException("this fault needs an ensemble, not one embedded server");
+        }
+        return e;
+    }
+
     private int randomServer() {
-        List<Integer> ids = new ArrayList<>(ensemble.serverIds());
+        List<Integer> ids = new ArrayList<>(ensemble().serverIds());
         return ids.get(random.nextInt(ids.size()));
     }
 

@@ -75,7 +75,7 @@ final class ServerReleases {
             throw new IllegalArgumentException("serverVersion " + version + ": the " + line + " module holds "
                     + found);
         }
-        for (String entry : jars.split(File.pathSeparator)) {
+        for (String entry : jars.split(File.pathSeparator, -1)) {
             if (!Files.exists(Path.of(entry))) {
                 throw new IllegalStateException("ZooKeeper " + found + " jar " + entry + " is missing: build the "
                         + "baton-zookeeper-server-" + line + " module again (mvn -pl zookeeper-servers/" + line

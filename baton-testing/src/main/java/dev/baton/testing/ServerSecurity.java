@@ -10,6 +10,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Pattern;
 import org.apache.zookeeper.common.X509Util.ClientAuth;
+import org.jspecify.annotations.Nullable;
 
 /**
  * How a kit server secures its clients, for {@link EmbeddedZooKeeper.Builder#security(ServerSecurity)} and
@@ -37,7 +38,8 @@ public final class ServerSecurity {
     /** No TLS, no SASL, no required authentication: a plain server. */
     public static final ServerSecurity NONE = builder().build();
 
-    private final TlsCertificates tls;
+    /** The certificates; null without TLS. */
+    private final @Nullable TlsCertificates tls;
     private final ClientAuth clientAuth;
     private final Map<String, String> saslUsers;
     private final Set<String> requiredSchemes;
@@ -147,8 +149,9 @@ public final class ServerSecurity {
      * set once (again: {@link IllegalStateException}); {@link #saslUser} adds a user. Not thread-safe.
      */
     public static final class Builder {
-        private TlsCertificates tls;
-        private ClientAuth clientAuth;
+        // Null until set.
+        private @Nullable TlsCertificates tls;
+        private @Nullable ClientAuth clientAuth;
         private final Map<String, String> saslUsers = new LinkedHashMap<>();
         private final Set<String> requiredSchemes = new LinkedHashSet<>();
         private boolean requiredSet;

@@ -22,6 +22,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -73,7 +74,8 @@ public final class TcpProxy implements AutoCloseable {
      */
     @FunctionalInterface
     interface HandshakeRewriter {
-        byte[] rewrite(InputStream in) throws IOException;
+        /** Returns the bytes to forward in place of those read, or null to drop the connection. */
+        byte @Nullable [] rewrite(InputStream in) throws IOException;
     }
 
     private static final Logger LOG = LoggerFactory.getLogger(TcpProxy.class);
@@ -84,16 +86,18 @@ public final class TcpProxy implements AutoCloseable {
     private final String name;
     private final int targetPort;
     private final ServerSocket serverSocket;
-    private final HandshakeRewriter rewriter;
+    /** Rewrites the first bytes from the client; null to forward them as they are. */
+    private final @Nullable HandshakeRewriter rewriter;
     private final Set<Link> links = ConcurrentHashMap.newKeySet();
     private final AtomicInteger linkNumbers = new AtomicInteger();
     private final Object modeLock = new Object();
 
-    private volatile Mode mode;
+    /** The partition; null while traffic flows. */
+    private volatile @Nullable Mode mode;
     private volatile long latencyNanos;
     private volatile boolean closed;
 
-    private TcpProxy(String name, int targetPort, HandshakeRewriter rewriter) {
+    private TcpProxy(String name, int targetPort, @Nullable HandshakeRewriter rewriter) {
         this.name = name;
         this.targetPort = targetPort;
         this.rewriter = rewriter;
@@ -135,7 +139,7 @@ public final class TcpProxy implements AutoCloseable {
         return start(name, targetPort, null);
     }
 
-    static TcpProxy start(String name, int targetPort, HandshakeRewriter rewriter) {
+    static TcpProxy start(String name, int targetPort, @Nullable HandshakeRewriter rewriter) {
         Objects.requireNonNull(name, "name");
         if (targetPort <= 0 || targetPort > 65_535) {
             throw new IllegalArgumentException("targetPort must be within 1..65535: " + targetPort);
@@ -334,7 +338,7 @@ public final class TcpProxy implements AutoCloseable {
         link.start();
     }
 
-    private static void closeQuietly(Socket socket) {
+    private static void closeQuietly(@Nullable Socket socket) {
         if (socket != null) {
             try {
                 socket.close();
@@ -345,7 +349,9 @@ public final class TcpProxy implements AutoCloseable {
     }
 
     /** A chunk of bytes read at {@code readAt}, or the end of the stream when {@code bytes} is null. */
-    private record Chunk(long readAt, byte[] bytes) {
+    // The bytes read from a socket, passed on as they are, never compared or hashed.
+    @SuppressWarnings("ArrayRecordComponent")
+    private record Chunk(long readAt, byte @Nullable [] bytes) {
         static final Chunk END = new Chunk(0, null);
     }
 
@@ -354,12 +360,12 @@ public final class TcpProxy implements AutoCloseable {
 
         final int number;
         final Socket client;
-        final Socket target; // null: accepted in a black hole, never forwarded
+        final @Nullable Socket target; // null: accepted in a black hole, never forwarded
         final AtomicBoolean tainted = new AtomicBoolean();
         final AtomicBoolean closedLink = new AtomicBoolean();
         final List<Thread> threads = new ArrayList<>();
 
-        Link(int number, Socket client, Socket target) {
+        Link(int number, Socket client, @Nullable Socket target) {
             this.number = number;
             this.client = client;
             this.target = target;
@@ -369,14 +375,15 @@ public final class TcpProxy implements AutoCloseable {
         }
 
         void start() {
-            if (target == null) {
+            Socket to = target;
+            if (to == null) {
                 threads.add(thread("discard", () -> discardAll(client)));
             } else {
                 BlockingQueue<Chunk> up = new LinkedBlockingQueue<>();
                 BlockingQueue<Chunk> down = new LinkedBlockingQueue<>();
                 threads.add(thread("up-read", () -> read(client, up, rewriter)));
-                threads.add(thread("up-write", () -> write(up, target)));
-                threads.add(thread("down-read", () -> read(target, down, null)));
+                threads.add(thread("up-write", () -> write(up, to)));
+                threads.add(thread("down-read", () -> read(to, down, null)));
                 threads.add(thread("down-write", () -> write(down, client)));
             }
             threads.forEach(Thread::start);
@@ -401,7 +408,7 @@ public final class TcpProxy implements AutoCloseable {
             // The peer closed its side; it is not told anything until the partition heals.
         }
 
-        private void read(Socket from, BlockingQueue<Chunk> queue, HandshakeRewriter firstBytes) {
+        private void read(Socket from, BlockingQueue<Chunk> queue, @Nullable HandshakeRewriter firstBytes) {
             byte[] buffer = new byte[BUFFER_SIZE];
             try {
                 InputStream in = from.getInputStream();
@@ -447,7 +454,8 @@ public final class TcpProxy implements AutoCloseable {
                 OutputStream out = to.getOutputStream();
                 while (true) {
                     Chunk chunk = queue.take();
-                    if (chunk.bytes() == null) {
+                    byte[] bytes = chunk.bytes();
+                    if (bytes == null) {
                         break;
                     }
                     awaitDue(chunk);
@@ -458,7 +466,7 @@ public final class TcpProxy implements AutoCloseable {
                         tainted.set(true);
                         continue;
                     }
-                    out.write(chunk.bytes());
+                    out.write(bytes);
                     out.flush();
                 }
             } catch (IOException e) {

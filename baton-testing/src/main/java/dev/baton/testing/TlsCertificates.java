@@ -19,6 +19,7 @@ import java.security.cert.Certificate;
 import java.security.cert.CertificateFactory;
 import java.security.cert.X509Certificate;
 import java.security.spec.ECGenParameterSpec;
+import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.util.Map;
 import java.util.Objects;
@@ -284,7 +285,7 @@ public final class TlsCertificates implements AutoCloseable {
      */
     private X509Certificate issue(X500Principal subject, KeyPair subjectKeys, X500Principal issuer,
             PrivateKey issuerKey, boolean authority, boolean server) {
-        ZonedDateTime now = ZonedDateTime.now();
+        ZonedDateTime now = ZonedDateTime.now(ZoneOffset.UTC); // certificates state their times in UTC
         byte[] algorithm = Der.sequence(Der.oid(SIGNATURE_OID));
         byte[] extensions = authority
                 ? Der.sequence(

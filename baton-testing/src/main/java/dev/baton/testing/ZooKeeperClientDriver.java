@@ -1,5 +1,6 @@
 package dev.baton.testing;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.nio.charset.StandardCharsets;
 import java.util.HexFormat;
 import java.util.List;
@@ -9,6 +10,7 @@ import org.apache.zookeeper.Watcher.Event.EventType;
 import org.apache.zookeeper.Watcher.Event.KeeperState;
 import org.apache.zookeeper.ZooDefs.Ids;
 import org.apache.zookeeper.ZooKeeper;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A ready-made driver (see {@link DriverMain}) around one plain ZooKeeper handle, for tests that need a
@@ -30,8 +32,13 @@ import org.apache.zookeeper.ZooKeeper;
  */
 public final class ZooKeeperClientDriver {
 
-    private static volatile ZooKeeper zk;
-    private static volatile KeeperState lastState;
+    /** The handle; null before {@code connect} and after {@code close}. */
+    private static volatile @Nullable ZooKeeper zk;
+    /** Signalled when {@link #lastState} changes. Static, as the state it guards is. */
+    private static final Object STATE_SIGNAL = new Object();
+    /** The last connection state; null before the first. */
+    @GuardedBy("STATE_SIGNAL")
+    private static @Nullable KeeperState lastState;
 
     private ZooKeeperClientDriver() {
     }
@@ -43,7 +50,6 @@ public final class ZooKeeperClientDriver {
      */
     public static void main(String[] args) {
         DriverMain driver = DriverMain.create();
-        Object stateSignal = new Object();
         driver.on("connect", a -> {
             requireArgs(a, 2, "connect <connectString> <sessionTimeoutMs>");
             if (zk != null) {
@@ -51,9 +57,9 @@ public final class ZooKeeperClientDriver {
             }
             zk = new ZooKeeper(a.get(0), Integer.parseInt(a.get(1)), event -> {
                 if (event.getType() == EventType.None) {
-                    synchronized (stateSignal) {
+                    synchronized (STATE_SIGNAL) {
                         lastState = event.getState();
-                        stateSignal.notifyAll();
+                        STATE_SIGNAL.notifyAll();
                     }
                     driver.event("state " + event.getState());
                 }
@@ -64,18 +70,22 @@ public final class ZooKeeperClientDriver {
             requireArgs(a, 2, "await-state <KeeperState> <timeoutMs>");
             KeeperState wanted = KeeperState.valueOf(a.get(0));
             long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(Long.parseLong(a.get(1)));
-            synchronized (stateSignal) {
+            synchronized (STATE_SIGNAL) {
                 while (lastState != wanted) {
                     long left = deadline - System.nanoTime();
                     if (left <= 0) {
                         throw new IllegalStateException("state is " + lastState + ", not " + wanted);
                     }
-                    TimeUnit.NANOSECONDS.timedWait(stateSignal, left);
+                    TimeUnit.NANOSECONDS.timedWait(STATE_SIGNAL, left);
                 }
             }
             return wanted.name();
         });
-        driver.on("state", a -> lastState == null ? "None" : lastState.name());
+        driver.on("state", a -> {
+            synchronized (STATE_SIGNAL) {
+                return lastState == null ? "None" : lastState.name();
+            }
+        });
         driver.on("session", a -> {
             ZooKeeper z = handle();
             return Long.toHexString(z.getSessionId()) + " " + HexFormat.of().formatHex(z.getSessionPasswd());

@@ -13,6 +13,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -25,6 +26,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 import org.apache.zookeeper.ZooKeeper;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -99,6 +101,11 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
     private final Set<ClientLink> clientLinks = ConcurrentHashMap.newKeySet();
     private final AtomicInteger linkNumbers = new AtomicInteger();
 
+    // Serializes the control methods. A private lock, not the ensemble itself, so a caller synchronizing on the
+    // ensemble cannot stall it.
+    private final Object lock = new Object();
+
+    // Written under the lock; volatile because the accessors read it without the lock (so not @GuardedBy).
     private volatile State state = State.NEW;
 
     private ZooKeeperEnsemble(Settings settings) {
@@ -128,28 +135,30 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
      * @throws IllegalStateException if started before, closed, or no quorum forms within the start timeout
      * @throws UncheckedIOException if files cannot be written or processes started
      */
-    public synchronized ZooKeeperEnsemble start() {
-        if (state != State.NEW) {
-            throw new IllegalStateException("ensemble " + name + " is " + state.name().toLowerCase()
-                    + "; start() is allowed once");
-        }
-        RuntimeException last = null;
-        for (int attempt = 1; attempt <= START_ATTEMPTS; attempt++) {
-            try {
-                startOnce();
-                state = State.RUNNING;
-                LOG.info("ensemble {} of {} servers serving at {}", name, servers.size(), connectString());
-                return this;
-            } catch (PortTakenException e) {
-                LOG.warn("ensemble {}: {}; retrying with new ports", name, e.getMessage());
-                last = e;
-                tearDown();
-            } catch (RuntimeException | Error e) {
-                tearDown();
-                throw e;
+    public ZooKeeperEnsemble start() {
+        synchronized (lock) {
+            if (state != State.NEW) {
+                throw new IllegalStateException("ensemble " + name + " is " + state.name().toLowerCase(Locale.ROOT)
+                        + "; start() is allowed once");
             }
+            RuntimeException last = null;
+            for (int attempt = 1; attempt <= START_ATTEMPTS; attempt++) {
+                try {
+                    startOnce();
+                    state = State.RUNNING;
+                    LOG.info("ensemble {} of {} servers serving at {}", name, servers.size(), connectString());
+                    return this;
+                } catch (PortTakenException e) {
+                    LOG.warn("ensemble {}: {}; retrying with new ports", name, e.getMessage());
+                    last = e;
+                    tearDown();
+                } catch (RuntimeException | Error e) {
+                    tearDown();
+                    throw e;
+                }
+            }
+            throw new IllegalStateException("ensemble " + name + " could not start", last);
         }
-        throw new IllegalStateException("ensemble " + name + " could not start", last);
     }
 
     private void startOnce() {
@@ -191,7 +200,7 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
                     PeerLink election = new PeerLink(from.id, to.id, true);
                     PeerLink back = new PeerLink(to.id, from.id, true);
                     peerProxies.put(election, TcpProxy.start(name + "-election-" + from.id + "to" + to.id,
-                            to.electionPort, new ElectionHandshake(() -> peerProxies.get(back).address())));
+                            to.electionPort, new ElectionHandshake(() -> peerProxy(back).address())));
                 }
             }
         }
@@ -259,10 +268,12 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
      *
      * @return versions by server id, in id order
      */
-    public synchronized Map<Integer, String> serverVersions() {
-        Map<Integer, String> out = new TreeMap<>();
-        servers.values().forEach(s -> out.put(s.id, s.version));
-        return Collections.unmodifiableMap(out);
+    public Map<Integer, String> serverVersions() {
+        synchronized (lock) {
+            Map<Integer, String> out = new TreeMap<>();
+            servers.values().forEach(s -> out.put(s.id, s.version));
+            return Collections.unmodifiableMap(out);
+        }
     }
 
     /**
@@ -551,10 +562,12 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
      * @throws IllegalArgumentException if there is no such server
      * @throws IllegalStateException if the ensemble is not running
      */
-    public synchronized void kill(int id) {
-        requireRunning();
-        server(id).killProcess();
-        LOG.info("ensemble {}: killed server {}", name, id);
+    public void kill(int id) {
+        synchronized (lock) {
+            requireRunning();
+            server(id).killProcess();
+            LOG.info("ensemble {}: killed server {}", name, id);
+        }
     }
 
     /**
@@ -564,10 +577,12 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
      * @param id a server id
      * @throws IllegalStateException if the ensemble is not running
      */
-    public synchronized void stop(int id) {
-        requireRunning();
-        server(id).stopProcess();
-        LOG.info("ensemble {}: stopped server {}", name, id);
+    public void stop(int id) {
+        synchronized (lock) {
+            requireRunning();
+            server(id).stopProcess();
+            LOG.info("ensemble {}: stopped server {}", name, id);
+        }
     }
 
     /**
@@ -579,20 +594,22 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
      * @throws IllegalStateException if the ensemble is not running, or the server does not come up within the
      *     start timeout
      */
-    public synchronized void start(int id) {
-        requireRunning();
-        Server s = server(id);
-        if (s.isRunning()) {
-            return;
+    public void start(int id) {
+        synchronized (lock) {
+            requireRunning();
+            Server s = server(id);
+            if (s.isRunning()) {
+                return;
+            }
+            long deadline = System.nanoTime() + settings.startTimeout.toNanos();
+            s.launchRetryingBusyPorts(deadline);
+            if (runningServers().size() >= majority() && !anyPeerPartition()) {
+                s.awaitServing(deadline);
+            } else {
+                s.awaitAnswering(deadline);
+            }
+            LOG.info("ensemble {}: started server {}", name, id);
         }
-        long deadline = System.nanoTime() + settings.startTimeout.toNanos();
-        s.launchRetryingBusyPorts(deadline);
-        if (runningServers().size() >= majority() && !anyPeerPartition()) {
-            s.awaitServing(deadline);
-        } else {
-            s.awaitAnswering(deadline);
-        }
-        LOG.info("ensemble {}: started server {}", name, id);
     }
 
     /**
@@ -601,9 +618,11 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
      *
      * @param id a server id
      */
-    public synchronized void restart(int id) {
-        stop(id);
-        start(id);
+    public void restart(int id) {
+        synchronized (lock) {
+            stop(id);
+            start(id);
+        }
     }
 
     /**
@@ -622,28 +641,30 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
      * @throws IllegalStateException if the ensemble is not running, its servers are secured (security needs this
      *     JVM's ZooKeeper), or the server does not come up on the new release within the start timeout
      */
-    public synchronized void restart(int id, String version) {
-        Objects.requireNonNull(version, "version");
-        Server s = server(id);
-        ServerReleases.Release release = ServerReleases.find(version);
-        requireRunning();
-        if (settings.security != ServerSecurity.NONE) {
-            throw new IllegalStateException("ensemble " + name + " is secured, which needs the servers of this "
-                    + "JVM's ZooKeeper; it cannot move server " + id + " to " + release.version());
-        }
-        String before = s.version;
-        stop(id);
-        s.version = release.version();
-        s.classpath = release.classpath();
-        start(id);
-        if (s.isRunning() && isServing(id)) {
-            Optional<String> reported = reportedVersion(id);
-            if (reported.isPresent() && !reported.get().equals(release.version())) {
-                throw new IllegalStateException("server " + id + " of ensemble " + name + " was started on "
-                        + release.version() + " but reports " + reported.get());
+    public void restart(int id, String version) {
+        synchronized (lock) {
+            Objects.requireNonNull(version, "version");
+            Server s = server(id);
+            ServerReleases.Release release = ServerReleases.find(version);
+            requireRunning();
+            if (settings.security != ServerSecurity.NONE) {
+                throw new IllegalStateException("ensemble " + name + " is secured, which needs the servers of this "
+                        + "JVM's ZooKeeper; it cannot move server " + id + " to " + release.version());
             }
+            String before = s.version;
+            stop(id);
+            s.version = release.version();
+            s.classpath = release.classpath();
+            start(id);
+            if (s.isRunning() && isServing(id)) {
+                Optional<String> reported = reportedVersion(id);
+                if (reported.isPresent() && !reported.get().equals(release.version())) {
+                    throw new IllegalStateException("server " + id + " of ensemble " + name + " was started on "
+                            + release.version() + " but reports " + reported.get());
+                }
+            }
+            LOG.info("ensemble {}: server {} restarted on {} (was {})", name, id, release.version(), before);
         }
-        LOG.info("ensemble {}: server {} restarted on {} (was {})", name, id, release.version(), before);
     }
 
     /**
@@ -681,10 +702,12 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
      * @return the id of the killed leader
      * @throws IllegalStateException if there is no leader within the start timeout
      */
-    public synchronized int killLeader() {
-        int leader = awaitLeader(settings.startTimeout);
-        kill(leader);
-        return leader;
+    public int killLeader() {
+        synchronized (lock) {
+            int leader = awaitLeader(settings.startTimeout);
+            kill(leader);
+            return leader;
+        }
     }
 
     /**
@@ -693,24 +716,26 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
      *
      * @return the ids of the killed servers
      */
-    public synchronized Set<Integer> loseQuorum() {
-        requireRunning();
-        Set<Integer> killed = new TreeSet<>();
-        Optional<Integer> leader = findLeader();
-        leader.ifPresent(id -> {
-            kill(id);
-            killed.add(id);
-        });
-        for (Server s : servers.values()) {
-            if (runningServers().size() < majority()) {
-                break;
+    public Set<Integer> loseQuorum() {
+        synchronized (lock) {
+            requireRunning();
+            Set<Integer> killed = new TreeSet<>();
+            Optional<Integer> leader = findLeader();
+            leader.ifPresent(id -> {
+                kill(id);
+                killed.add(id);
+            });
+            for (Server s : servers.values()) {
+                if (runningServers().size() < majority()) {
+                    break;
+                }
+                if (s.isRunning()) {
+                    kill(s.id);
+                    killed.add(s.id);
+                }
             }
-            if (s.isRunning()) {
-                kill(s.id);
-                killed.add(s.id);
-            }
+            return killed;
         }
-        return killed;
     }
 
     /**
@@ -720,23 +745,25 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
      * @return the leader's id
      * @throws IllegalStateException if no leader serves within the start timeout
      */
-    public synchronized int regainQuorum() {
-        requireRunning();
-        long deadline = System.nanoTime() + settings.startTimeout.toNanos();
-        List<Server> started = new ArrayList<>();
-        for (Server s : servers.values()) {
-            if (!s.isRunning()) {
-                s.launchRetryingBusyPorts(deadline);
-                started.add(s);
+    public int regainQuorum() {
+        synchronized (lock) {
+            requireRunning();
+            long deadline = System.nanoTime() + settings.startTimeout.toNanos();
+            List<Server> started = new ArrayList<>();
+            for (Server s : servers.values()) {
+                if (!s.isRunning()) {
+                    s.launchRetryingBusyPorts(deadline);
+                    started.add(s);
+                }
             }
-        }
-        int leader = awaitLeaderUntil(deadline);
-        if (!anyPeerPartition()) {
-            for (Server s : started) {
-                s.awaitServing(deadline);
+            int leader = awaitLeaderUntil(deadline);
+            if (!anyPeerPartition()) {
+                for (Server s : started) {
+                    s.awaitServing(deadline);
+                }
             }
+            return leader;
         }
-        return leader;
     }
 
     private boolean anyPeerPartition() {
@@ -750,13 +777,16 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
      * @param id a server id
      * @throws IllegalStateException if the server is not running
      */
-    public synchronized void pause(int id) {
-        Server s = server(id);
-        if (!s.isRunning()) {
-            throw new IllegalStateException("server " + id + " is not running");
+    public void pause(int id) {
+        synchronized (lock) {
+            Server s = server(id);
+            Process p = s.process;
+            if (p == null || !p.isAlive()) {
+                throw new IllegalStateException("server " + id + " is not running");
+            }
+            Signals.send(p.pid(), "STOP");
+            s.paused = true;
         }
-        Signals.send(s.process.pid(), "STOP");
-        s.paused = true;
     }
 
     /**
@@ -764,12 +794,15 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
      *
      * @param id a server id
      */
-    public synchronized void resume(int id) {
-        Server s = server(id);
-        if (s.paused && s.isRunning()) {
-            Signals.send(s.process.pid(), "CONT");
+    public void resume(int id) {
+        synchronized (lock) {
+            Server s = server(id);
+            Process p = s.process;
+            if (s.paused && p != null && p.isAlive()) {
+                Signals.send(p.pid(), "CONT");
+            }
+            s.paused = false;
         }
-        s.paused = false;
     }
 
     /**
@@ -1001,15 +1034,17 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
      * the temporary directory. Idempotent.
      */
     @Override
-    public synchronized void close() {
-        if (state == State.CLOSED) {
-            return;
+    public void close() {
+        synchronized (lock) {
+            if (state == State.CLOSED) {
+                return;
+            }
+            state = State.CLOSED;
+            new ArrayList<>(clientLinks).forEach(ClientLink::close);
+            tearDown();
+            KitResources.deleteTempDirectory(root);
+            LOG.info("ensemble {} closed", name);
         }
-        state = State.CLOSED;
-        new ArrayList<>(clientLinks).forEach(ClientLink::close);
-        tearDown();
-        KitResources.deleteTempDirectory(root);
-        LOG.info("ensemble {} closed", name);
     }
 
     /**
@@ -1060,8 +1095,17 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
 
     private void requireRunning() {
         if (state != State.RUNNING) {
-            throw new IllegalStateException("ensemble " + name + " is " + state.name().toLowerCase());
+            throw new IllegalStateException("ensemble " + name + " is " + state.name().toLowerCase(Locale.ROOT));
         }
+    }
+
+    /** The proxy of a peer link; they all exist from {@link #createProxies()} until {@link #tearDown()}. */
+    private TcpProxy peerProxy(PeerLink link) {
+        TcpProxy p = peerProxies.get(link);
+        if (p == null) {
+            throw new IllegalStateException("no proxy for " + link + " in ensemble " + name);
+        }
+        return p;
     }
 
     private void requirePeerProxies() {
@@ -1090,7 +1134,10 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
         }
     }
 
-    /** One server: its files, ports and process. Guarded by the ensemble's lock, except the volatile reads. */
+    /**
+     * One server: its files, ports and process. Its fields are written under the ensemble's {@code lock} and are
+     * volatile because the accessors read them without it.
+     */
     private final class Server {
 
         final int id;
@@ -1104,7 +1151,8 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
         volatile int secureClientPort;
         volatile int quorumPort;
         volatile int electionPort;
-        volatile Process process;
+        /** The process of the last launch; null before the first. */
+        volatile @Nullable Process process;
         volatile boolean paused;
         /** The release this server runs (from its next launch on, once changed) and that release's class path. */
         volatile String version;
@@ -1118,8 +1166,9 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
             this.config = dir.resolve("zoo.cfg");
             this.dataDir = dir.resolve("data");
             this.logFile = dir.resolve("server.log");
-            this.version = settings.serverVersion;
-            this.classpath = settings.classpath;
+            // Builder.build() chose both if they were not set.
+            this.version = Objects.requireNonNull(settings.serverVersion, "serverVersion");
+            this.classpath = Objects.requireNonNull(settings.classpath, "classpath");
         }
 
         boolean isRunning() {
@@ -1137,13 +1186,15 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
         }
 
         void writeConfig() {
+            // Builder.build() chose the minimum if it was not set.
+            Duration minSessionTimeout = Objects.requireNonNull(settings.minSessionTimeout, "minSessionTimeout");
             StringBuilder cfg = new StringBuilder();
             int tick = Math.toIntExact(settings.tickTime.toMillis());
             cfg.append("tickTime=").append(tick).append('\n')
                     .append("initLimit=20\n")
                     .append("syncLimit=10\n")
                     .append("dataDir=").append(dataDir.toAbsolutePath()).append('\n')
-                    .append("minSessionTimeout=").append(settings.minSessionTimeout.toMillis()).append('\n')
+                    .append("minSessionTimeout=").append(minSessionTimeout.toMillis()).append('\n')
                     .append("maxSessionTimeout=").append(settings.maxSessionTimeout.toMillis()).append('\n')
                     .append("maxClientCnxns=0\n")
                     .append("standaloneEnabled=false\n")
@@ -1160,8 +1211,8 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
                 int quorum = peer.quorumPort;
                 int election = peer.electionPort;
                 if (peer.id != id && settings.peerProxies) {
-                    quorum = peerProxies.get(new PeerLink(id, peer.id, false)).port();
-                    election = peerProxies.get(new PeerLink(id, peer.id, true)).port();
+                    quorum = peerProxy(new PeerLink(id, peer.id, false)).port();
+                    election = peerProxy(new PeerLink(id, peer.id, true)).port();
                 }
                 cfg.append("server.").append(peer.id).append("=127.0.0.1:").append(quorum).append(':')
                         .append(election).append(":participant;127.0.0.1:").append(peer.clientPort).append('\n');
@@ -1199,7 +1250,6 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
                         .redirectErrorStream(true)
                         .redirectOutput(Redirect.appendTo(logFile.toFile()));
                 Process p = KitResources.start(builder);
-                p.onExit().thenRun(() -> KitResources.forget(p));
                 process = p;
                 paused = false;
             } catch (IOException e) {
@@ -1343,17 +1393,20 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
         int servers = 3;
         boolean clientProxies;
         boolean peerProxies;
-        Boolean reconfigEnabled;
+        /** Null until set, or until {@link Builder#build()} chooses the default. */
+        @Nullable Boolean reconfigEnabled;
         Duration tickTime = Duration.ofMillis(250);
-        Duration minSessionTimeout;
+        /** Null until set, or until {@link Builder#build()} chooses the default. */
+        @Nullable Duration minSessionTimeout;
         Duration maxSessionTimeout = Duration.ofSeconds(60);
         Duration startTimeout = Duration.ofSeconds(90);
         ServerSecurity security = ServerSecurity.NONE;
         String heap = "128m";
         List<String> jvmArgs = new ArrayList<>();
-        String classpath;
+        /** Null until set, or until {@link Builder#build()} chooses this JVM's. */
+        @Nullable String classpath;
         /** The server release, e.g. {@code 3.8.6}; null before {@link Builder#build()} for this JVM's own. */
-        String serverVersion;
+        @Nullable String serverVersion;
         Map<String, String> extraConfig = new LinkedHashMap<>();
 
         Settings copy() {

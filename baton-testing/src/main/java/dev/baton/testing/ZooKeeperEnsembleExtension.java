@@ -16,6 +16,7 @@ import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.function.Executable;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -63,16 +64,18 @@ public final class ZooKeeperEnsembleExtension
 
     private final ZooKeeperEnsemble.Builder ensembleBuilder;
     private final boolean resetAfterEach;
-    private final Path logsDirectory;
+    /** Where logs of failed tests go; null to not keep them. */
+    private final @Nullable Path logsDirectory;
     private final List<Executable> eachChecks = new CopyOnWriteArrayList<>();
     private final List<Executable> allChecks = new CopyOnWriteArrayList<>();
     private final Deque<AutoCloseable> testResources = new ArrayDeque<>();
     private final Deque<AutoCloseable> classResources = new ArrayDeque<>();
     private final List<DriverProcess> testDrivers = new CopyOnWriteArrayList<>();
 
-    private volatile ZooKeeperEnsemble ensemble;
+    /** The ensemble of the current class or test; null outside the extension's scope. */
+    private volatile @Nullable ZooKeeperEnsemble ensemble;
     /** Unique id of the context that started the ensemble in beforeAll; {@code null} in per-test mode. */
-    private volatile String classScopeOwner;
+    private volatile @Nullable String classScopeOwner;
     private volatile boolean inTest;
 
     /**
@@ -85,7 +88,8 @@ public final class ZooKeeperEnsembleExtension
         this(Objects.requireNonNull(builder, "builder"), true, defaultLogsDirectory());
     }
 
-    private ZooKeeperEnsembleExtension(ZooKeeperEnsemble.Builder builder, boolean resetAfterEach, Path logs) {
+    private ZooKeeperEnsembleExtension(ZooKeeperEnsemble.Builder builder, boolean resetAfterEach,
+            @Nullable Path logs) {
         this.ensembleBuilder = builder;
         this.resetAfterEach = resetAfterEach;
         this.logsDirectory = logs;
@@ -351,7 +355,7 @@ public final class ZooKeeperEnsembleExtension
         }
     }
 
-    private static void closeQuietly(AutoCloseable r, List<Throwable> failures) {
+    private static void closeQuietly(@Nullable AutoCloseable r, List<Throwable> failures) {
         if (r == null) {
             return;
         }
@@ -387,7 +391,7 @@ public final class ZooKeeperEnsembleExtension
         throw new IllegalStateException(first);
     }
 
-    private static Path defaultLogsDirectory() {
+    private static @Nullable Path defaultLogsDirectory() {
         Path target = Path.of("target");
         return Files.isDirectory(target) ? target.resolve("baton-kit-logs") : null;
     }
@@ -400,7 +404,7 @@ public final class ZooKeeperEnsembleExtension
 
         private final ZooKeeperEnsemble.Builder ensemble = ZooKeeperEnsemble.builder();
         private boolean resetAfterEach = true;
-        private Path logsDirectory = defaultLogsDirectory();
+        private @Nullable Path logsDirectory = defaultLogsDirectory();
 
         private Builder() {
         }
@@ -478,7 +482,7 @@ public final class ZooKeeperEnsembleExtension
          * @param directory the root directory, or null
          * @return this builder
          */
-        public Builder logsOnFailure(Path directory) {
+        public Builder logsOnFailure(@Nullable Path directory) {
             this.logsDirectory = directory;
             return this;
         }
