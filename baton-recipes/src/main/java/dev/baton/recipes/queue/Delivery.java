@@ -376,10 +376,10 @@ final class Delivery<T> implements Watcher, ConnectionStateListener {
         // The lock node's create and a check that the item still exists, in one transaction: no lock node is
         // made (and none has to be removed) for an item another consumer took since the listing.
         var op = client.transactionOp();
-        CompletableFuture<?> lock = send(() -> client.transaction().forOperationsAsync(List.of(
+        CompletableFuture<?> locked = send(() -> client.transaction().forOperationsAsync(List.of(
                 op.create().withMode(CreateMode.EPHEMERAL).forPath(lockNode), op.check().forPath(itemPath))));
         CompletableFuture<byte[]> data = read(itemPath);
-        lock.whenComplete((created, lockError) -> data.whenComplete((bytes, readError) -> {
+        locked.whenComplete((created, lockError) -> data.whenComplete((bytes, readError) -> {
             if (lockError == null && readError == null) {
                 claimed(new Claimed(name, bytes, lockNode, session));
                 return;
