@@ -18,10 +18,12 @@ import org.jspecify.annotations.Nullable;
  * @param stat the node's stat as last read; see {@link BatonCache} for which fields are kept current
  * @param data the node's data, or null in a {@link BatonCache.Option#DATA_LESS} cache
  */
-// The data is ZooKeeper's byte array on purpose, handed out without a copy (see above); equals, hashCode and
-// toString are written for it.
-@SuppressWarnings("ArrayRecordComponent")
-public record ChildData(String path, Stat stat, byte @Nullable [] data) implements Comparable<ChildData> {
+public record ChildData(
+        String path,
+        Stat stat,
+        // ZooKeeper's byte array on purpose, handed out without a copy (see above); equals, hashCode and toString
+        // are written for it.
+        @SuppressWarnings("ArrayRecordComponent") byte @Nullable [] data) implements Comparable<ChildData> {
 
     /**
      * Checks the components.

@@ -81,9 +81,12 @@ final class Delivery<T> implements Watcher, ConnectionStateListener {
     private static final int MAX_LOCK_WATCHES = 16;
 
     /** An item claimed and read, waiting to be consumed; {@code lockNode} null without a lock path. */
-    // The item node's bytes as ZooKeeper returned them, handed to the decoder once; never compared or hashed.
-    @SuppressWarnings("ArrayRecordComponent")
-    private record Claimed(String name, byte[] data, @Nullable String lockNode, long session) {
+    private record Claimed(
+            String name,
+            // The item node's bytes as ZooKeeper returned them, handed to the decoder once; never compared or hashed.
+            @SuppressWarnings("ArrayRecordComponent") byte[] data,
+            @Nullable String lockNode,
+            long session) {
     }
 
     private final Monitor lock = new Monitor();
