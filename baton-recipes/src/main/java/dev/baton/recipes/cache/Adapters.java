@@ -4,6 +4,8 @@ import dev.baton.BatonClient;
 import dev.baton.internal.BatonPaths;
 import dev.baton.state.ConnectionState;
 import java.util.List;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /** The listeners {@link BatonCacheListener.Builder} makes. */
 final class Adapters {
@@ -30,7 +32,7 @@ final class Adapters {
         }
 
         @Override
-        public void event(Type type, ChildData oldData, ChildData data) {
+        public void event(Type type, @Nullable ChildData oldData, @Nullable ChildData data) {
             if (afterInitialized && !initialized) {
                 return;
             }
@@ -83,7 +85,7 @@ final class Adapters {
             }
         }
 
-        private static RuntimeException keep(RuntimeException first, RuntimeException next) {
+        private static RuntimeException keep(@Nullable RuntimeException first, RuntimeException next) {
             if (first == null) {
                 return next;
             }
@@ -112,8 +114,8 @@ final class Adapters {
         }
 
         @Override
-        public void event(Type type, ChildData oldData, ChildData data) {
-            ChildData node = data != null ? data : oldData;
+        public void event(Type type, @Nullable ChildData oldData, @Nullable ChildData data) {
+            ChildData node = data != null ? data : Objects.requireNonNull(oldData, "an event without a node");
             if (node.path().equals("/") || !BatonPaths.parent(node.path()).equals(path)) {
                 return;
             }
@@ -142,7 +144,7 @@ final class Adapters {
             }
         }
 
-        private void send(PathChildrenCacheEvent.Type type, ChildData data) {
+        private void send(PathChildrenCacheEvent.Type type, @Nullable ChildData data) {
             try {
                 listener.childEvent(client, new PathChildrenCacheEvent(type, data));
             } catch (RuntimeException e) {
@@ -169,7 +171,7 @@ final class Adapters {
         }
 
         @Override
-        public void event(Type type, ChildData oldData, ChildData data) {
+        public void event(Type type, @Nullable ChildData oldData, @Nullable ChildData data) {
             switch (type) {
                 case NODE_CREATED -> send(TreeCacheEvent.Type.NODE_ADDED, data, null);
                 case NODE_CHANGED -> send(TreeCacheEvent.Type.NODE_UPDATED, data, oldData);
@@ -193,7 +195,7 @@ final class Adapters {
             }
         }
 
-        private void send(TreeCacheEvent.Type type, ChildData data, ChildData oldData) {
+        private void send(TreeCacheEvent.Type type, @Nullable ChildData data, @Nullable ChildData oldData) {
             try {
                 listener.childEvent(client, new TreeCacheEvent(type, data, oldData));
             } catch (RuntimeException e) {

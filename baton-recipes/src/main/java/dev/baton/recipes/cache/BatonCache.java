@@ -1,10 +1,12 @@
 package dev.baton.recipes.cache;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import dev.baton.BatonClient;
 import dev.baton.UnsupportedServerFeatureException;
 import dev.baton.internal.BatonPaths;
 import dev.baton.internal.ErrorSink;
 import dev.baton.internal.Failures;
+import dev.baton.internal.Futures;
 import dev.baton.internal.Lifecycle;
 import dev.baton.internal.ListenerContainer;
 import dev.baton.internal.Requests;
@@ -32,6 +34,7 @@ import org.apache.zookeeper.AddWatchMode;
 import org.apache.zookeeper.WatchedEvent;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.data.Stat;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -170,29 +173,36 @@ public final class BatonCache implements AutoCloseable {
     private final SerialExecutor delivery = new SerialExecutor(Runnable::run);
     /**
      * How changes are watched: a persistent watch, until the server refuses one (before ZooKeeper 3.6); then
-     * one-shot watches, for good. Guarded by lock for writes.
+     * one-shot watches, for good. Written with {@link #lock} held, read without it (hence volatile, and no
+     * {@code @GuardedBy}, which would require the lock for reads too).
      */
     private volatile Watching watching;
     private final Object lock = new Object();
     private final ConnectionStateListener connectionListener = this::connectionStateChanged;
 
-    // Guarded by lock.
     /** Bumped for every (re)registration of the watch; reads and resyncs of older generations count less. */
+    @GuardedBy("lock")
     private long generation;
-    private Resync resync;
+    /** The initial load or resync under way; null if none. */
+    @GuardedBy("lock")
+    private @Nullable Resync resync;
+    @GuardedBy("lock")
     private boolean initialized;
     /** Completed (after the listeners heard {@code initialized()}) when the initial load is done. */
     private final CompletableFuture<Void> loaded = new CompletableFuture<>();
     /** Callers of {@link #refresh()} waiting for the next complete read of the tree. */
+    @GuardedBy("lock")
     private final List<CompletableFuture<Void>> refreshWaiters = new ArrayList<>();
     /** Listener calls decided under the lock, run outside it, in order, by {@link #delivery}. */
+    @GuardedBy("lock")
     private final ArrayDeque<Runnable> pending = new ArrayDeque<>();
     /** The thread running listener calls now ({@link #drain()}), or null; one at a time. */
-    private volatile Thread delivering;
+    private volatile @Nullable Thread delivering;
     /**
      * The watch events not applied yet, in the order they arrived (zxid order). The head is applied (and its
      * listener calls queued in {@link #pending}) as soon as it is ready; a later event waits for every earlier one.
      */
+    @GuardedBy("lock")
     private final ArrayDeque<CacheStep> steps = new ArrayDeque<>();
 
     private BatonCache(BatonClient client, String root, int maxDepth, Set<Option> options) {
@@ -271,6 +281,11 @@ public final class BatonCache implements AutoCloseable {
      */
     public CompletableFuture<Void> startAsync() {
         start();
+        return whenLoaded();
+    }
+
+    /** {@return a future that completes once the initial load is done, as the one {@link #startAsync()} returns} */
+    CompletableFuture<Void> whenLoaded() {
         return loaded.copy();
     }
 
@@ -360,7 +375,7 @@ public final class BatonCache implements AutoCloseable {
      *
      * @return name to node, sorted by name; null if {@code path} itself is not cached
      */
-    Map<String, ChildData> children(String path) {
+    @Nullable Map<String, ChildData> children(String path) {
         if (!nodes.containsKey(path)) {
             return null;
         }
@@ -447,7 +462,7 @@ public final class BatonCache implements AutoCloseable {
 
     private void registerAndResync(long gen) {
         Watching way = watching;
-        way.register().whenComplete((ok, error) -> {
+        Futures.whenDone(way.register(), (ok, error) -> {
             if (error != null) {
                 if (Failures.unwrap(error) instanceof UnsupportedServerFeatureException unsupported) {
                     oneShot(way, unsupported);
@@ -596,7 +611,7 @@ public final class BatonCache implements AutoCloseable {
 
     /** Lists the children of a one-shot child watch's node; the step is done when the listing completes. */
     private void listStep(CacheStep step) {
-        watching.list(step.path, step.parentStat).whenComplete((children, error) -> {
+        Futures.whenDone(watching.list(step.path, step.parentStat), (children, error) -> {
             List<CacheStep> next;
             synchronized (lock) {
                 if (!lifecycle.isStarted()) {
@@ -625,7 +640,7 @@ public final class BatonCache implements AutoCloseable {
         }
     }
 
-    private void stepRead(CacheStep step, Stat stat, byte[] data, Throwable error) {
+    private void stepRead(CacheStep step, @Nullable Stat stat, byte @Nullable [] data, @Nullable Throwable error) {
         boolean missing = (error == null && stat == null) || Watching.isNoNode(error);
         List<CacheStep> next;
         synchronized (lock) {
@@ -659,6 +674,7 @@ public final class BatonCache implements AutoCloseable {
      *         found the new nodes, so that the new nodes are reported there: in the order of the changes, and a
      *         parent before its children.
      */
+    @GuardedBy("lock")
     private List<CacheStep> applySteps() {
         List<CacheStep> next = new ArrayList<>(0);
         CacheStep step;
@@ -666,7 +682,7 @@ public final class BatonCache implements AutoCloseable {
             steps.poll();
             if (step.deletedBefore == CacheStep.LIST) {
                 if (step.children != null) {
-                    applyListing(step, next);
+                    applyListing(step, step.children, next);
                 }
             } else if (step.isDeletion()) {
                 removeSubtree(step.path, step.deletedBefore);
@@ -685,6 +701,7 @@ public final class BatonCache implements AutoCloseable {
         return next;
     }
 
+    @GuardedBy("lock")
     private void queueFirst(CacheStep step, List<CacheStep> next) {
         steps.addFirst(step);
         next.add(step);
@@ -696,12 +713,13 @@ public final class BatonCache implements AutoCloseable {
      * was created before the listing was taken (the parent's {@code pzxid} says when its children last changed)
      * and no queued deletion will report it.
      */
-    private void applyListing(CacheStep step, List<CacheStep> next) {
+    @GuardedBy("lock")
+    private void applyListing(CacheStep step, List<String> children, List<CacheStep> next) {
         Map<String, ChildData> cached = children(step.path);
         if (cached == null) {
             return; // the node is gone (its deletion was applied): so are its children
         }
-        Set<String> listed = new HashSet<>(step.children);
+        Set<String> listed = new HashSet<>(children);
         for (ChildData child : cached.values()) {
             String name = child.path().substring(child.path().lastIndexOf('/') + 1);
             if (!listed.contains(name) && child.stat().getCzxid() <= step.parentStat.getPzxid()
@@ -711,7 +729,7 @@ public final class BatonCache implements AutoCloseable {
         }
         String prefix = Subtrees.childPrefix(step.path);
         List<CacheStep> reads = new ArrayList<>();
-        for (String name : step.children.stream().filter(name -> !cached.containsKey(name)).sorted().toList()) {
+        for (String name : children.stream().filter(name -> !cached.containsKey(name)).sorted().toList()) {
             CacheStep read = new CacheStep(prefix.concat(name), generation, CacheStep.READ);
             read.relist = true;
             reads.add(read);
@@ -723,6 +741,7 @@ public final class BatonCache implements AutoCloseable {
     }
 
     /** With the lock held: whether a queued deletion covers {@code path}. */
+    @GuardedBy("lock")
     private boolean deletionQueued(String path) {
         for (CacheStep step : steps) {
             if (step.isDeletion()
@@ -758,7 +777,8 @@ public final class BatonCache implements AutoCloseable {
      *
      * @return the paths to read now, or null if none
      */
-    private List<String> refill(Resync r) {
+    @GuardedBy("lock")
+    private @Nullable List<String> refill(Resync r) {
         if (r.inFlight > MAX_IN_FLIGHT - REFILL_BATCH && !r.queue.isEmpty()) {
             return null; // wait for a batch of room: one pass over the queue per batch, not per completed read
         }
@@ -802,7 +822,8 @@ public final class BatonCache implements AutoCloseable {
     }
 
     /** What a read of {@code path} found ({@code stat} null: no such node), applied with the lock held. */
-    private void applyRead(String path, long gen, Resync r, Stat stat, byte[] data, Throwable error) {
+    private void applyRead(String path, long gen, Resync r, @Nullable Stat stat, byte @Nullable [] data,
+            @Nullable Throwable error) {
         boolean missing = (error == null && stat == null) || Watching.isNoNode(error);
         boolean listChildren = false;
         boolean deliver = true;
@@ -814,7 +835,7 @@ public final class BatonCache implements AutoCloseable {
             Resync current = resync != null && resync.generation == gen ? resync : null;
             if (missing) {
                 removeSubtree(path, Long.MAX_VALUE);
-            } else if (error == null) {
+            } else if (error == null && stat != null) { // not missing: without an error, the read found a node
                 observed(path, stat, data, current);
                 listChildren = r != null && current == r && depth(path) < maxDepth
                         && (stat.getNumChildren() > 0 || watching.listsEveryNode());
@@ -846,7 +867,7 @@ public final class BatonCache implements AutoCloseable {
     }
 
     private void listChildren(String path, Resync r) {
-        watching.list(path, new Stat()).whenComplete((children, error) -> {
+        Futures.whenDone(watching.list(path, new Stat()), (children, error) -> {
             List<String> toRead;
             synchronized (lock) {
                 if (resync != r || !lifecycle.isStarted()) {
@@ -889,7 +910,8 @@ public final class BatonCache implements AutoCloseable {
     // Applying observations (all with the lock held; listener calls are queued in `pending`)
 
     /** A node was read: compare it with the cache by incarnation (czxid) and data version (mzxid). */
-    private void observed(String path, Stat stat, byte[] data, Resync r) {
+    @GuardedBy("lock")
+    private void observed(String path, Stat stat, byte @Nullable [] data, @Nullable Resync r) {
         if (r != null) {
             r.seen.add(path);
         }
@@ -920,6 +942,7 @@ public final class BatonCache implements AutoCloseable {
     /**
      * Removes a node and its cached descendants created before {@code czxidBelow}, deepest first, reporting each.
      */
+    @GuardedBy("lock")
     private void removeSubtree(String path, long czxidBelow) {
         String prefix = Subtrees.childPrefix(path);
         NavigableMap<String, ChildData> below = nodes.subMap(prefix, false, prefix + "\uffff", false);
@@ -941,6 +964,7 @@ public final class BatonCache implements AutoCloseable {
      * a deleted subtree is, each node after its descendants, and siblings in the order of their names (as the
      * initial load reported them), so the removals a lost session causes read in a predictable order.
      */
+    @GuardedBy("lock")
     private void removeUnseen(Resync r) {
         List<String> gone = new ArrayList<>();
         for (String path : nodes.keySet()) {
@@ -956,7 +980,8 @@ public final class BatonCache implements AutoCloseable {
         }
     }
 
-    private void emit(BatonCacheListener.Type type, ChildData oldData, ChildData data) {
+    @GuardedBy("lock")
+    private void emit(BatonCacheListener.Type type, @Nullable ChildData oldData, @Nullable ChildData data) {
         pending.add(() -> listeners.forEach(l -> l.event(type, oldData, data)));
     }
 

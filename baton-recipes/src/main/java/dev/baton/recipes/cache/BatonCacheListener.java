@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Told about the changes a {@link BatonCache} sees. Add one with {@code cache.listenable().addListener(l)}, or
@@ -44,7 +45,7 @@ public interface BatonCacheListener {
      * @param oldData the node before the change; null for {@link Type#NODE_CREATED}
      * @param data the node after the change; null for {@link Type#NODE_DELETED}
      */
-    void event(Type type, ChildData oldData, ChildData data);
+    void event(Type type, @Nullable ChildData oldData, @Nullable ChildData data);
 
     /**
      * Called once, when the initial load is done: every node that existed when the cache started has been

@@ -2,10 +2,12 @@ package dev.baton.recipes.cache;
 
 import java.util.List;
 import org.apache.zookeeper.data.Stat;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One watch event's place in a {@link BatonCache}'s order of delivery: a creation or change to read, a change of
- * children to list (one-shot watches), or a deletion. Its fields other than the final ones are guarded by the cache.
+ * children to list (one-shot watches), or a deletion. Its fields other than the final ones are read and written
+ * only with the cache's lock held (the lock is the cache's, so {@code @GuardedBy} cannot name it here).
  */
 final class CacheStep {
     /** {@link #deletedBefore} of a creation or change, which needs a read. */
@@ -21,17 +23,17 @@ final class CacheStep {
      * otherwise.
      */
     final long deletedBefore;
-    /** Guarded by the cache: ready to apply (a deletion at once, a read once it has completed). */
+    /** Ready to apply (a deletion at once, a read once it has completed). */
     boolean done;
     /** What the read found (null: nothing, see {@link #missing}). */
-    Stat stat;
-    byte[] data;
+    @Nullable Stat stat;
+    byte @Nullable [] data;
     /** The read found no such node. */
     boolean missing;
     /** A read's node is new (one-shot watches): list its children once it is applied, to watch them. */
     boolean relist;
     /** What a listing found: the children's names (null: nothing to apply), and the parent's stat. */
-    List<String> children;
+    @Nullable List<String> children;
     final Stat parentStat = new Stat();
 
     CacheStep(String path, long generation, long deletedBefore) {

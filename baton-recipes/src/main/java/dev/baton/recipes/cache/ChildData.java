@@ -4,6 +4,7 @@ import dev.baton.internal.BatonPaths;
 import java.util.Arrays;
 import java.util.Objects;
 import org.apache.zookeeper.data.Stat;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One cached node: its path, its {@link Stat} and its data.
@@ -17,7 +18,12 @@ import org.apache.zookeeper.data.Stat;
  * @param stat the node's stat as last read; see {@link BatonCache} for which fields are kept current
  * @param data the node's data, or null in a {@link BatonCache.Option#DATA_LESS} cache
  */
-public record ChildData(String path, Stat stat, byte[] data) implements Comparable<ChildData> {
+public record ChildData(
+        String path,
+        Stat stat,
+        // ZooKeeper's byte array on purpose, handed out without a copy (see above); equals, hashCode and toString
+        // are written for it.
+        @SuppressWarnings("ArrayRecordComponent") byte @Nullable [] data) implements Comparable<ChildData> {
 
     /**
      * Checks the components.
@@ -44,7 +50,7 @@ public record ChildData(String path, Stat stat, byte[] data) implements Comparab
     }
 
     /** {@return {@link #data()}, under Curator's name} */
-    public byte[] getData() {
+    public byte @Nullable [] getData() {
         return data;
     }
 
@@ -60,7 +66,7 @@ public record ChildData(String path, Stat stat, byte[] data) implements Comparab
     }
 
     @Override
-    public boolean equals(Object o) {
+    public boolean equals(@Nullable Object o) {
         return o instanceof ChildData other && path.equals(other.path) && stat.equals(other.stat)
                 && Arrays.equals(data, other.data);
     }

@@ -5,8 +5,8 @@ import dev.baton.internal.BatonPaths;
 import dev.baton.internal.ListenerContainer;
 import dev.baton.listen.Listenable;
 import java.util.Objects;
-import java.util.concurrent.CompletableFuture;
 import org.apache.zookeeper.KeeperException;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -79,13 +79,13 @@ public final class NodeCache implements AutoCloseable {
      *         {@code buildInitial}
      */
     public void start(boolean buildInitial) throws KeeperException, InterruptedException {
-        CompletableFuture<Void> loaded = begin(buildInitial);
+        begin(buildInitial);
         if (buildInitial) {
-            Facades.await(client, loaded, path);
+            Facades.await(client, cache.whenLoaded(), path);
         }
     }
 
-    private CompletableFuture<Void> begin(boolean quietUntilLoaded) {
+    private void begin(boolean quietUntilLoaded) {
         synchronized (lock) {
             Facades.requireLatent(cache, this);
             BatonCacheListener.Builder listener = BatonCacheListener.builder()
@@ -94,7 +94,7 @@ public final class NodeCache implements AutoCloseable {
                 listener.afterInitialized();
             }
             cache.listenable().addListener(listener.build());
-            return cache.startAsync();
+            cache.start();
         }
     }
 
@@ -115,7 +115,7 @@ public final class NodeCache implements AutoCloseable {
      *
      * @return the node, or null if it does not exist (or has not been read yet)
      */
-    public ChildData getCurrentData() {
+    public @Nullable ChildData getCurrentData() {
         return cache.get(path).orElse(null);
     }
 

@@ -1,6 +1,8 @@
 package dev.baton.recipes.cache;
 
+import com.google.errorprone.annotations.CanIgnoreReturnValue;
 import dev.baton.BatonClient;
+import dev.baton.internal.Futures;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 import org.apache.zookeeper.WatchedEvent;
@@ -57,6 +59,11 @@ final class OneShotWatch {
         return send(() -> client.checkExists().usingWatcher(nodeWatcher).forPathAsync(path));
     }
 
+    /**
+     * Sets the child watch. The future completes once the request is answered and never fails (a node gone
+     * meanwhile is reported by its existence watch), so a caller that need not wait may ignore it.
+     */
+    @CanIgnoreReturnValue
     private CompletableFuture<Void> watchChildren() {
         return send(() -> client.getChildren().usingWatcher(childWatcher).forPathAsync(path))
                 .handle((children, error) -> null); // gone meanwhile: its existence watch says so
@@ -69,7 +76,11 @@ final class OneShotWatch {
         // A renewal lost with the connection is made again on RECONNECTED (the owner arms again).
         CompletableFuture<Stat> renewed = watchNode();
         if (event.getType() == Watcher.Event.EventType.NodeCreated) {
-            renewed.thenCompose(stat -> watchChildren());
+            Futures.whenDone(renewed, (stat, error) -> {
+                if (error == null) {
+                    watchChildren();
+                }
+            });
         }
         events.accept(event);
     }

@@ -1,6 +1,7 @@
 package dev.baton.recipes.cache;
 
 import dev.baton.BatonClient;
+import dev.baton.internal.Futures;
 import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -79,7 +80,7 @@ final class OneShotWatching extends Watching {
         if (path.equals(root)) {
             // getData leaves no watch on a missing node, and the root has no cached parent whose child watch
             // would tell its creation.
-            read.whenComplete((data, error) -> {
+            Futures.whenDone(read, (data, error) -> {
                 if (isNoNode(error)) {
                     watchRootCreation();
                 }
@@ -117,11 +118,12 @@ final class OneShotWatching extends Watching {
         if (removed) {
             return;
         }
-        send(() -> client.checkExists().usingWatcher(dataWatcher).forPathAsync(root)).whenComplete((stat, error) -> {
-            if (stat != null && !removed) {
-                events.accept(new WatchedEvent(Watcher.Event.EventType.NodeCreated,
-                        Watcher.Event.KeeperState.SyncConnected, root));
-            }
-        });
+        Futures.whenDone(send(() -> client.checkExists().usingWatcher(dataWatcher).forPathAsync(root)),
+                (stat, error) -> {
+                    if (stat != null && !removed) {
+                        events.accept(new WatchedEvent(Watcher.Event.EventType.NodeCreated,
+                                Watcher.Event.KeeperState.SyncConnected, root));
+                    }
+                });
     }
 }

@@ -3,6 +3,7 @@ package dev.baton.recipes.cache;
 import dev.baton.BatonClient;
 import dev.baton.internal.BatonPaths;
 import dev.baton.internal.Failures;
+import dev.baton.internal.Futures;
 import dev.baton.internal.ListenerContainer;
 import dev.baton.listen.Listenable;
 import java.util.ArrayList;
@@ -12,6 +13,8 @@ import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.data.Stat;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -128,13 +131,13 @@ public final class PathChildrenCache implements AutoCloseable {
      *         {@link StartMode#BUILD_INITIAL_CACHE}
      */
     public void start(StartMode mode) throws KeeperException, InterruptedException {
-        CompletableFuture<Void> loaded = begin(Objects.requireNonNull(mode, "mode"));
+        begin(Objects.requireNonNull(mode, "mode"));
         if (mode == StartMode.BUILD_INITIAL_CACHE) {
-            Facades.await(client, loaded, path);
+            Facades.await(client, cache.whenLoaded(), path);
         }
     }
 
-    private CompletableFuture<Void> begin(StartMode mode) {
+    private void begin(StartMode mode) {
         synchronized (lock) {
             Facades.requireLatent(cache, this);
             PathChildrenCacheListener dispatch = (c, event) -> Facades.dispatch(listeners, l -> l.childEvent(c, event));
@@ -146,12 +149,12 @@ public final class PathChildrenCache implements AutoCloseable {
             // Sent before the cache's own requests: one session's requests are handled in order, so the initial load
             // finds the path.
             ensurePath();
-            return cache.startAsync();
+            cache.start();
         }
     }
 
-    private void pathEvent(BatonCacheListener.Type type, ChildData oldData, ChildData data) {
-        if (type == BatonCacheListener.Type.NODE_DELETED && oldData.path().equals(path)) {
+    private void pathEvent(BatonCacheListener.Type type, @Nullable ChildData oldData, @Nullable ChildData data) {
+        if (type == BatonCacheListener.Type.NODE_DELETED && oldData != null && oldData.path().equals(path)) {
             ensurePath();
         }
     }
@@ -162,21 +165,22 @@ public final class PathChildrenCache implements AutoCloseable {
             return;
         }
         try {
-            client.create().creatingParentContainersIfNeeded().withMode(CreateMode.CONTAINER).forPathAsync(path)
-                    .thenCompose(created -> client.checkExists().forPathAsync(path))
-                    .whenComplete((stat, error) -> {
-                        if (error == null && stat != null) {
-                            createdCzxid = stat.getCzxid();
-                            if (closed) {
-                                removeIfUnused(); // closed while the create was in flight
-                            }
-                        } else if (error != null && Failures.code(error) != KeeperException.Code.NODEEXISTS) {
-                            // A connection problem: the resync after reconnecting finds the path missing and
-                            // reports its deletion, which brings it back here.
-                            LOG.debug("PathChildrenCache {}: could not create the path: {}", path,
-                                    Failures.unwrap(error).toString());
-                        }
-                    });
+            CompletableFuture<Stat> made = client.create().creatingParentContainersIfNeeded()
+                    .withMode(CreateMode.CONTAINER).forPathAsync(path)
+                    .thenCompose(created -> client.checkExists().forPathAsync(path));
+            Futures.whenDone(made, (stat, error) -> {
+                if (error == null && stat != null) {
+                    createdCzxid = stat.getCzxid();
+                    if (closed) {
+                        removeIfUnused(); // closed while the create was in flight
+                    }
+                } else if (error != null && Failures.code(error) != KeeperException.Code.NODEEXISTS) {
+                    // A connection problem: the resync after reconnecting finds the path missing and reports its
+                    // deletion, which brings it back here.
+                    LOG.debug("PathChildrenCache {}: could not create the path: {}", path,
+                            Failures.unwrap(error).toString());
+                }
+            });
         } catch (IllegalStateException e) {
             LOG.debug("PathChildrenCache {}: client closed, path not created", path);
         }
@@ -222,7 +226,7 @@ public final class PathChildrenCache implements AutoCloseable {
      * @return the child, or null if it is not a cached child of the path
      * @throws NullPointerException if {@code fullPath} is null
      */
-    public ChildData getCurrentData(String fullPath) {
+    public @Nullable ChildData getCurrentData(String fullPath) {
         Objects.requireNonNull(fullPath, "fullPath");
         return fullPath.equals(path) ? null : cache.get(fullPath).orElse(null);
     }
@@ -265,16 +269,16 @@ public final class PathChildrenCache implements AutoCloseable {
             return;
         }
         try {
-            client.checkExists().forPathAsync(path).thenCompose(stat -> stat != null && stat.getCzxid() == czxid
-                    && stat.getNumChildren() == 0 && stat.getCversion() == 0
+            CompletableFuture<Void> removed = client.checkExists().forPathAsync(path).thenCompose(stat ->
+                    stat != null && stat.getCzxid() == czxid && stat.getNumChildren() == 0 && stat.getCversion() == 0
                     ? client.delete().withVersion(stat.getVersion()).forPathAsync(path)
-                    : CompletableFuture.<Void>completedFuture(null))
-                    .whenComplete((v, error) -> {
-                        if (error != null) {
-                            LOG.debug("PathChildrenCache {}: could not delete the unused path: {}", path,
-                                    Failures.unwrap(error).toString());
-                        }
-                    });
+                    : CompletableFuture.<Void>completedFuture(null));
+            Futures.whenDone(removed, (v, error) -> {
+                if (error != null) {
+                    LOG.debug("PathChildrenCache {}: could not delete the unused path: {}", path,
+                            Failures.unwrap(error).toString());
+                }
+            });
         } catch (IllegalStateException e) {
             LOG.debug("PathChildrenCache {}: client closed, unused path left", path);
         }

@@ -1,6 +1,7 @@
 package dev.baton.recipes.cache;
 
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * An event in the shape of Curator's classic {@code PathChildrenCache}, delivered to the
@@ -13,7 +14,7 @@ import java.util.Objects;
  *        removed child's last data for {@link Type#CHILD_REMOVED}; null for the connection events and
  *        {@link Type#INITIALIZED}
  */
-public record PathChildrenCacheEvent(Type type, ChildData data) {
+public record PathChildrenCacheEvent(Type type, @Nullable ChildData data) {
 
     /** What a {@link PathChildrenCacheEvent} reports. */
     public enum Type {
@@ -50,7 +51,7 @@ public record PathChildrenCacheEvent(Type type, ChildData data) {
     }
 
     /** {@return {@link #data()}, under Curator's name} */
-    public ChildData getData() {
+    public @Nullable ChildData getData() {
         return data;
     }
 }

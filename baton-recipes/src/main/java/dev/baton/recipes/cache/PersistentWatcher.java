@@ -1,11 +1,13 @@
 package dev.baton.recipes.cache;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import dev.baton.BatonClient;
 import dev.baton.BatonEventType;
 import dev.baton.BatonListener;
 import dev.baton.UnsupportedServerFeatureException;
 import dev.baton.internal.BatonPaths;
 import dev.baton.internal.Failures;
+import dev.baton.internal.Futures;
 import dev.baton.internal.Lifecycle;
 import dev.baton.internal.ListenerContainer;
 import dev.baton.internal.WatchRemoval;
@@ -17,6 +19,7 @@ import java.util.concurrent.CompletableFuture;
 import org.apache.zookeeper.AddWatchMode;
 import org.apache.zookeeper.WatchedEvent;
 import org.apache.zookeeper.Watcher;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -80,10 +83,11 @@ public final class PersistentWatcher implements AutoCloseable {
         }
     };
 
-    // Guarded by lock.
+    @GuardedBy("lock")
     private long generation;
     /** The one-shot imitation of the watch, on a server without persistent watches; else null. */
-    private OneShotWatch oneShot;
+    @GuardedBy("lock")
+    private @Nullable OneShotWatch oneShot;
 
     /**
      * @param client the client
@@ -213,7 +217,7 @@ public final class PersistentWatcher implements AutoCloseable {
     }
 
     /** Sends the registration; null (and the watcher closed, if the client is) if the client refused it. */
-    private CompletableFuture<Void> send() {
+    private @Nullable CompletableFuture<Void> send() {
         try {
             return client.watchers().add().withMode(mode()).usingWatcher(watcher).forPathAsync(basePath);
         } catch (IllegalStateException e) {
@@ -225,11 +229,11 @@ public final class PersistentWatcher implements AutoCloseable {
         }
     }
 
-    private void whenRegistered(long gen, CompletableFuture<Void> added) {
+    private void whenRegistered(long gen, @Nullable CompletableFuture<Void> added) {
         if (added == null) {
             return;
         }
-        added.whenComplete((ok, error) -> {
+        Futures.whenDone(added, (ok, error) -> {
             if (error != null) {
                 Throwable cause = Failures.unwrap(error);
                 if (cause instanceof UnsupportedServerFeatureException unsupported) {
@@ -292,7 +296,7 @@ public final class PersistentWatcher implements AutoCloseable {
             }
             fallback = oneShot;
         }
-        fallback.arm().whenComplete((ok, error) -> {
+        Futures.whenDone(fallback.arm(), (ok, error) -> {
             if (error == null) {
                 registered(gen);
             } else {

@@ -6,7 +6,8 @@ import java.util.Set;
 
 /**
  * A {@link BatonCache}'s initial load or a resync after reconnecting: every node is read once, a bounded number at
- * a time. Guarded by the cache.
+ * a time. Its mutable state is read and written only with the cache's lock held (the lock is the cache's, so
+ * {@code @GuardedBy} cannot name it here).
  */
 final class Resync {
     final long generation;

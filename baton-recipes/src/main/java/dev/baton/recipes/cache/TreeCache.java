@@ -8,6 +8,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -178,7 +179,7 @@ public final class TreeCache implements AutoCloseable, Iterable<ChildData> {
      * @return the node, or null if it is not cached
      * @throws NullPointerException if {@code fullPath} is null
      */
-    public ChildData getCurrentData(String fullPath) {
+    public @Nullable ChildData getCurrentData(String fullPath) {
         return cache.get(Objects.requireNonNull(fullPath, "fullPath")).orElse(null);
     }
 
@@ -189,7 +190,7 @@ public final class TreeCache implements AutoCloseable, Iterable<ChildData> {
      * @return child name to child, sorted by name (empty if it has none); null if the node is not cached
      * @throws NullPointerException if {@code fullPath} is null
      */
-    public Map<String, ChildData> getCurrentChildren(String fullPath) {
+    public @Nullable Map<String, ChildData> getCurrentChildren(String fullPath) {
         Map<String, ChildData> children = cache.children(Objects.requireNonNull(fullPath, "fullPath"));
         return children == null ? null : java.util.Collections.unmodifiableMap(children);
     }

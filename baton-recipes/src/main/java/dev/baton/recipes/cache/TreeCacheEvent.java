@@ -1,6 +1,7 @@
 package dev.baton.recipes.cache;
 
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * An event in the shape of Curator's classic {@code TreeCache}, delivered to the {@link TreeCacheListener}s of a
@@ -13,7 +14,7 @@ import java.util.Objects;
  *        {@link Type#INITIALIZED}
  * @param oldData the previous data for {@link Type#NODE_UPDATED}; null otherwise
  */
-public record TreeCacheEvent(Type type, ChildData data, ChildData oldData) {
+public record TreeCacheEvent(Type type, @Nullable ChildData data, @Nullable ChildData oldData) {
 
     /** What a {@link TreeCacheEvent} reports. */
     public enum Type {
@@ -51,12 +52,12 @@ public record TreeCacheEvent(Type type, ChildData data, ChildData oldData) {
     }
 
     /** {@return {@link #data()}, under Curator's name} */
-    public ChildData getData() {
+    public @Nullable ChildData getData() {
         return data;
     }
 
     /** {@return {@link #oldData()}, under Curator's name} */
-    public ChildData getOldData() {
+    public @Nullable ChildData getOldData() {
         return oldData;
     }
 }

@@ -2,6 +2,7 @@ package dev.baton.recipes.cache;
 
 import dev.baton.BatonClient;
 import dev.baton.internal.Failures;
+import dev.baton.internal.Futures;
 import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -10,6 +11,7 @@ import java.util.function.Supplier;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.WatchedEvent;
 import org.apache.zookeeper.data.Stat;
+import org.jspecify.annotations.Nullable;
 
 /**
  * How a {@link BatonCache} learns of changes on the server, and the reads that go with that way. Two strategies:
@@ -25,11 +27,13 @@ abstract class Watching {
     @FunctionalInterface
     interface ReadCallback {
         /**
+         * Receives the outcome of one read.
+         *
          * @param stat the node's stat, or null if there is no such node or the read failed
          * @param data the node's data (null without data, or when {@code stat} is null)
          * @param error why the read failed (a {@code NONODE} failure means no such node), or null
          */
-        void done(Stat stat, byte[] data, Throwable error);
+        void done(@Nullable Stat stat, byte @Nullable [] data, @Nullable Throwable error);
     }
 
     final BatonClient client;
@@ -87,8 +91,8 @@ abstract class Watching {
     }
 
     /** Hands a read's outcome to its callback in the callback's terms. */
-    static void deliver(CompletableFuture<?> read, Stat stat, ReadCallback callback) {
-        read.whenComplete((result, error) -> {
+    static void deliver(CompletableFuture<?> read, @Nullable Stat stat, ReadCallback callback) {
+        Futures.whenDone(read, (result, error) -> {
             if (error != null) {
                 callback.done(null, null, error);
             } else if (result instanceof Stat found) {
@@ -100,7 +104,7 @@ abstract class Watching {
     }
 
     /** {@return true if {@code error} says there is no such node} */
-    static boolean isNoNode(Throwable error) {
+    static boolean isNoNode(@Nullable Throwable error) {
         return error != null && Failures.code(error) == KeeperException.Code.NONODE;
     }
 }

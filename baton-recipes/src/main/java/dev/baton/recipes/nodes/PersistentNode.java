@@ -1,8 +1,10 @@
 package dev.baton.recipes.nodes;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import dev.baton.BatonClient;
 import dev.baton.internal.BatonPaths;
 import dev.baton.internal.Failures;
+import dev.baton.internal.Futures;
 import dev.baton.internal.Lifecycle;
 import dev.baton.internal.ListenerContainer;
 import dev.baton.internal.Monitor;
@@ -21,6 +23,7 @@ import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.WatchedEvent;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.data.Stat;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -70,19 +73,27 @@ public final class PersistentNode implements AutoCloseable {
     private final ListenerContainer<PersistentNodeListener> listeners;
     private final SerialExecutor notifications = new SerialExecutor(Runnable::run);
 
-    // Guarded by lock.
+    @GuardedBy("lock")
     private byte[] data;
-    private String actualPath;
+    /** The node this instance has now; null while it has none. */
+    @GuardedBy("lock")
+    private @Nullable String actualPath;
     /** Bumped for every create attempt and by close; answers of older attempts are ignored. */
+    @GuardedBy("lock")
     private long generation;
     /** A create (with its take-over, if the node existed) is in flight: at most one at a time. */
+    @GuardedBy("lock")
     private boolean creating;
     /** Completes when the attempt in flight is over, a node it made after close deleted. */
+    @GuardedBy("lock")
     private CompletableFuture<Void> attempt = CompletableFuture.completedFuture(null);
+    @GuardedBy("lock")
     private boolean initialCreateDone;
     /** A setData failed: the node's data may differ from {@link #data}; written again on reconnect. */
+    @GuardedBy("lock")
     private boolean dataDirty;
     /** The futures of {@link #waitForInitialCreateAsync()} not completed yet. */
+    @GuardedBy("lock")
     private final List<CompletableFuture<Void>> createWaiters = new ArrayList<>();
 
     /**
@@ -142,6 +153,8 @@ public final class PersistentNode implements AutoCloseable {
             if (!initialCreateDone && timeout > 0) {
                 Requests.requireNotEventThread(client, "wait for the node " + basePath + " to be created");
             }
+            // Monitor.await evaluates the condition with lock held, which Error Prone cannot see in a lambda.
+            @SuppressWarnings("GuardedBy")
             boolean done = lock.await(() -> !lifecycle.isStarted() || initialCreateDone, deadline);
             lifecycle.requireStarted();
             return done;
@@ -166,9 +179,9 @@ public final class PersistentNode implements AutoCloseable {
             }
             createWaiters.add(created);
         }
-        created.whenComplete((v, e) -> {
+        Futures.whenDone(created, (v, e) -> {
             synchronized (lock) {
-                createWaiters.remove(created); // cancelled, or failed by close: forget it
+                createWaiters.removeIf(f -> f == created); // cancelled, or failed by close: forget it
             }
         });
         return created;
@@ -195,7 +208,7 @@ public final class PersistentNode implements AutoCloseable {
      * {@return the path of the node this instance has now, or null while it has none (not yet created, or
      *         being re-created)}
      */
-    public String getActualPath() {
+    public @Nullable String getActualPath() {
         synchronized (lock) {
             return actualPath;
         }
@@ -325,17 +338,19 @@ public final class PersistentNode implements AutoCloseable {
             builder = builder.withProtection();
         }
         try {
-            builder.forPathAsync(basePath, bytes).whenComplete((path, error) -> created(gen, path, error));
+            Futures.whenDone(builder.forPathAsync(basePath, bytes), (path, error) -> {
+                if (error == null) {
+                    own(gen, path);
+                } else {
+                    createFailed(gen, error);
+                }
+            });
         } catch (IllegalStateException e) {
             settle();
         }
     }
 
-    private void created(long gen, String path, Throwable error) {
-        if (error == null) {
-            own(gen, path);
-            return;
-        }
+    private void createFailed(long gen, Throwable error) {
         KeeperException.Code code = Failures.code(error);
         if (code == KeeperException.Code.NODEEXISTS && !mode.isSequential()) {
             takeOver(gen);
@@ -368,7 +383,7 @@ public final class PersistentNode implements AutoCloseable {
             own(gen, basePath); // closed while the create was in flight
             return;
         }
-        client.setData().forPathAsync(basePath, bytes).whenComplete((stat, error) -> {
+        Futures.whenDone(client.setData().forPathAsync(basePath, bytes), (stat, error) -> {
             if (error == null) {
                 own(gen, basePath);
                 return;
@@ -404,7 +419,7 @@ public final class PersistentNode implements AutoCloseable {
             }
         }
         if (!keep) {
-            deleteQuietly(path).whenComplete((v, e) -> done.complete(null));
+            Futures.whenDone(deleteQuietly(path), (v, e) -> done.complete(null));
             return;
         }
         LOG.debug("PersistentNode {}: node is {}", basePath, path);
@@ -442,7 +457,7 @@ public final class PersistentNode implements AutoCloseable {
     }
 
     private void watch(long gen, String path) {
-        client.checkExists().usingWatcher(watcher).forPathAsync(path).whenComplete((stat, error) -> {
+        Futures.whenDone(client.checkExists().usingWatcher(watcher).forPathAsync(path), (stat, error) -> {
             if (error == null && stat == null) {
                 lost(gen, path); // deleted before the watch was set
             }
@@ -501,7 +516,7 @@ public final class PersistentNode implements AutoCloseable {
             return;
         }
         // The session may be new (its ephemeral node gone, its watch gone) or the node deleted meanwhile.
-        client.checkExists().usingWatcher(watcher).forPathAsync(path).whenComplete((stat, error) -> {
+        Futures.whenDone(client.checkExists().usingWatcher(watcher).forPathAsync(path), (stat, error) -> {
             if (error != null) {
                 return; // the next RECONNECTED looks again
             }
@@ -514,7 +529,7 @@ public final class PersistentNode implements AutoCloseable {
                     lost(gen, path);
                 }
             } else if (dirty) {
-                client.setData().forPathAsync(path, bytes).whenComplete((s, e) -> {
+                Futures.whenDone(client.setData().forPathAsync(path, bytes), (s, e) -> {
                     if (e == null) {
                         synchronized (lock) {
                             if (data == bytes) {

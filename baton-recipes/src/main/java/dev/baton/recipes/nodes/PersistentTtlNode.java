@@ -1,5 +1,6 @@
 package dev.baton.recipes.nodes;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import dev.baton.BatonClient;
 import dev.baton.internal.BatonPaths;
 import dev.baton.internal.Failures;
@@ -13,6 +14,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -61,10 +63,14 @@ public final class PersistentTtlNode implements AutoCloseable {
     private final Duration touchInterval;
     private final PersistentNodeListener touchOnCreate = path -> touch();
 
-    // Guarded by lock.
+    @GuardedBy("lock")
     private boolean started;
+    @GuardedBy("lock")
     private boolean closed;
-    private ScheduledFuture<?> nextTouch;
+    /** The touch scheduled next; null until the first is scheduled. */
+    @GuardedBy("lock")
+    private @Nullable ScheduledFuture<?> nextTouch;
+    @GuardedBy("lock")
     private CompletableFuture<?> touching = CompletableFuture.completedFuture(null);
     /**
      * Completes once the TTL child has been created (or touched) the first time. Until then the container has

@@ -1,8 +1,10 @@
 package dev.baton.recipes.queue;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import dev.baton.BatonClient;
 import dev.baton.internal.BatonPaths;
 import dev.baton.internal.Failures;
+import dev.baton.internal.Futures;
 import dev.baton.internal.Monitor;
 import dev.baton.state.ConnectionState;
 import dev.baton.state.ConnectionStateListener;
@@ -21,6 +23,8 @@ import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.WatchedEvent;
 import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.data.Stat;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -45,7 +49,7 @@ import org.slf4j.LoggerFactory;
  * races for them: a consumer never takes an item ahead of one it has yet to try, so the items it receives come
  * in sequence order (for the plain and id queues, the order in which each thread put them).
  *
- * <p>Thread-safety: thread-safe; state guarded by {@code this}.
+ * <p>Thread-safety: thread-safe; state guarded by {@code lock}.
  *
  * <p>Why one file of some 700 lines: listing, claiming, consuming and settling are one state machine over one
  * window of claimed items and one set of watches, guarded by one lock; each step hands the next its state, so
@@ -77,13 +81,19 @@ final class Delivery<T> implements Watcher, ConnectionStateListener {
     private static final int MAX_LOCK_WATCHES = 16;
 
     /** An item claimed and read, waiting to be consumed; {@code lockNode} null without a lock path. */
-    private record Claimed(String name, byte[] data, String lockNode, long session) {
+    private record Claimed(
+            String name,
+            // The item node's bytes as ZooKeeper returned them, handed to the decoder once; never compared or hashed.
+            @SuppressWarnings("ArrayRecordComponent") byte[] data,
+            @Nullable String lockNode,
+            long session) {
     }
 
     private final Monitor lock = new Monitor();
     private final BatonClient client;
     private final String queuePath;
-    private final String lockPath;
+    /** Where the lock nodes go; null without a lock path (items are taken at most once). */
+    private final @Nullable String lockPath;
     private final Layout layout;
     private final QueueSerializer<T> serializer;
     private final QueueConsumer<T> consumer;
@@ -95,28 +105,46 @@ final class Delivery<T> implements Watcher, ConnectionStateListener {
     /** How long the last item took to consume; {@code Long.MAX_VALUE} before the first. */
     private volatile long lastConsumeNanos = Long.MAX_VALUE;
 
-    // Guarded by lock.
+    @GuardedBy("lock")
     private boolean running;
+    @GuardedBy("lock")
     private final ArrayDeque<String> pending = new ArrayDeque<>();
+    @GuardedBy("lock")
     private final Set<String> inFlight = new HashSet<>();
+    @GuardedBy("lock")
     private boolean listing;
+    @GuardedBy("lock")
     private boolean listed;
+    @GuardedBy("lock")
     private boolean dirty;
+    @GuardedBy("lock")
     private int claims;
+    @GuardedBy("lock")
     private boolean pumping;
+    @GuardedBy("lock")
     private boolean repump;
+    @GuardedBy("lock")
     private final ArrayDeque<Claimed> ready = new ArrayDeque<>();
+    @GuardedBy("lock")
     private boolean consuming;
+    @GuardedBy("lock")
     private int lostSinceListing;
+    @GuardedBy("lock")
     private int takenSinceListing;
-    private ScheduledFuture<?> timer;
-    private Thread consumingThread;
+    /** The wake-up for the head item's due time (delay queues); null if none is scheduled. */
+    @GuardedBy("lock")
+    private @Nullable ScheduledFuture<?> timer;
+    /** The thread consuming an item now; null if none. */
+    @GuardedBy("lock")
+    private @Nullable Thread consumingThread;
+    @GuardedBy("lock")
     private final Set<String> heldElsewhere = new java.util.LinkedHashSet<>();
+    @GuardedBy("lock")
     private final Set<String> watchedLocks = new HashSet<>();
     private final Watcher lockWatcher = this::lockEvent;
 
-    Delivery(BatonClient client, String queuePath, String lockPath, Layout layout, QueueSerializer<T> serializer,
-            QueueConsumer<T> consumer, Executor executor, int minItemsBeforeRefresh) {
+    Delivery(BatonClient client, String queuePath, @Nullable String lockPath, Layout layout,
+            QueueSerializer<T> serializer, QueueConsumer<T> consumer, Executor executor, int minItemsBeforeRefresh) {
         this.client = client;
         this.queuePath = queuePath;
         this.lockPath = lockPath;
@@ -134,6 +162,11 @@ final class Delivery<T> implements Watcher, ConnectionStateListener {
 
     int lastCount() {
         return lastCount;
+    }
+
+    /** {@return the consumer the items go to} */
+    QueueConsumer<T> consumer() {
+        return consumer;
     }
 
     void start() {
@@ -163,7 +196,12 @@ final class Delivery<T> implements Watcher, ConnectionStateListener {
                 release.forEach(c -> inFlight.remove(c.name()));
             } // without a lock path, claimed items are out of the queue already: they are still consumed
         }
-        release.forEach(c -> releaseOwnLock(c.lockNode(), c.session()));
+        for (Claimed c : release) {
+            String lockNode = c.lockNode(); // set: claimed with a lock path
+            if (lockNode != null) {
+                releaseOwnLock(lockNode, c.session());
+            }
+        }
         client.getConnectionStateListenable().removeListener(this);
         removeWatch();
         List<String> locks;
@@ -177,6 +215,13 @@ final class Delivery<T> implements Watcher, ConnectionStateListener {
                         .forPathAsync(lockNode).exceptionally(e -> null);
             }
         }
+        awaitSettled(waitNanos);
+    }
+
+    /** Waits up to {@code waitNanos} until no item is in flight (or the caller is the consumer itself). */
+    // Monitor.await evaluates the condition with lock held, which Error Prone cannot see in a lambda.
+    @SuppressWarnings("GuardedBy")
+    private void awaitSettled(long waitNanos) {
         synchronized (lock) {
             long deadline = System.nanoTime() + waitNanos;
             Thread self = Thread.currentThread();
@@ -266,7 +311,13 @@ final class Delivery<T> implements Watcher, ConnectionStateListener {
                     listed = true;
                     dirty = false;
                     heldElsewhere.clear();
-                    lister.list(this).whenComplete(this::listed);
+                    Futures.whenDone(lister.list(this), (result, error) -> {
+                        if (error != null) {
+                            listFailed(error);
+                        } else {
+                            listed(result);
+                        }
+                    });
                 } else {
                     claimAhead();
                 }
@@ -284,11 +335,13 @@ final class Delivery<T> implements Watcher, ConnectionStateListener {
         }
     }
 
+    @GuardedBy("lock")
     private boolean idle() {
         return pending.isEmpty() && claims == 0 && ready.isEmpty() && !consuming;
     }
 
     /** Claims pending items until the window is full. Holds the lock. */
+    @GuardedBy("lock")
     private void claimAhead() {
         int window = lastConsumeNanos < FAST_NANOS ? WINDOW_FAST : WINDOW_SLOW;
         while (claims + ready.size() + (consuming ? 1 : 0) < window && !pending.isEmpty()) {
@@ -315,23 +368,40 @@ final class Delivery<T> implements Watcher, ConnectionStateListener {
         pump();
     }
 
-    private void listed(Listing.Result result, Throwable error) {
+    /** A listing failed: list again after a while. */
+    private void listFailed(Throwable error) {
         synchronized (lock) {
-            listing = false;
-            if (!running) {
-                // Closed while this listing was on its way: the watch it set came after close removed it.
-                client.watchers().remove(this).ofType(Watcher.WatcherType.Children).quietly()
-                        .forPathAsync(queuePath).exceptionally(e -> null);
+            if (!listingDone()) {
                 return;
             }
-            if (error != null) {
-                dirty = true;
-                if (!Failures.isConnectionProblem(error)) {
-                    LOG.warn("could not list queue {}; trying again", queuePath, Failures.unwrap(error));
-                }
-                if (running) {
-                    client.schedule(this::pump, RETRY);
-                }
+            dirty = true;
+            if (!Failures.isConnectionProblem(error)) {
+                LOG.warn("could not list queue {}; trying again", queuePath, Failures.unwrap(error));
+            }
+            client.schedule(this::pump, RETRY);
+        }
+    }
+
+    /**
+     * With the lock held: the listing in flight is over. Closed meanwhile, the watch it set (which came after close
+     * removed it) is removed too.
+     *
+     * @return whether the delivery still runs
+     */
+    @GuardedBy("lock")
+    private boolean listingDone() {
+        listing = false;
+        if (!running) {
+            client.watchers().remove(this).ofType(Watcher.WatcherType.Children).quietly()
+                    .forPathAsync(queuePath).exceptionally(e -> null);
+            return false;
+        }
+        return true;
+    }
+
+    private void listed(Listing.Result result) {
+        synchronized (lock) {
+            if (!listingDone()) {
                 return;
             }
             pending.clear();
@@ -352,12 +422,14 @@ final class Delivery<T> implements Watcher, ConnectionStateListener {
     }
 
     /** Claims item {@code name}: both requests are sent at once. Called under the lock. */
+    @GuardedBy("lock")
     private void claim(String name) {
         String itemPath = BatonPaths.makePath(queuePath, name);
-        if (lockPath == null) {
+        String lockParent = lockPath;
+        if (lockParent == null) {
             CompletableFuture<byte[]> data = read(itemPath);
             CompletableFuture<Void> delete = send(() -> client.delete().forPathAsync(itemPath));
-            data.whenComplete((bytes, readError) -> delete.whenComplete((v, deleteError) -> {
+            Futures.whenDone(data, (bytes, readError) -> Futures.whenDone(delete, (v, deleteError) -> {
                 if (deleteError == null && readError == null) {
                     claimed(new Claimed(name, bytes, null, 0));
                     return;
@@ -371,15 +443,15 @@ final class Delivery<T> implements Watcher, ConnectionStateListener {
             }));
             return;
         }
-        String lockNode = BatonPaths.makePath(lockPath, name);
+        String lockNode = BatonPaths.makePath(lockParent, name);
         long session = session();
         // The lock node's create and a check that the item still exists, in one transaction: no lock node is
         // made (and none has to be removed) for an item another consumer took since the listing.
         var op = client.transactionOp();
-        CompletableFuture<?> lock = send(() -> client.transaction().forOperationsAsync(List.of(
+        CompletableFuture<?> locked = send(() -> client.transaction().forOperationsAsync(List.of(
                 op.create().withMode(CreateMode.EPHEMERAL).forPath(lockNode), op.check().forPath(itemPath))));
         CompletableFuture<byte[]> data = read(itemPath);
-        lock.whenComplete((created, lockError) -> data.whenComplete((bytes, readError) -> {
+        Futures.whenDone(locked, (created, lockError) -> Futures.whenDone(data, (bytes, readError) -> {
             if (lockError == null && readError == null) {
                 claimed(new Claimed(name, bytes, lockNode, session));
                 return;
@@ -399,7 +471,7 @@ final class Delivery<T> implements Watcher, ConnectionStateListener {
             } else if (Failures.code(lockError) == KeeperException.Code.NONODE && itemPath.equals(failedPath)) {
                 race = true; // consumed by another since the listing
             } else if (Failures.code(lockError) == KeeperException.Code.NONODE) {
-                ensureLockPath(); // the lock path was removed: make it again and try later
+                ensureLockPath(lockParent); // the lock path was removed: make it again and try later
                 markDirty();
             } else if (Failures.isConnectionProblem(lockError)) {
                 releaseLock(lockNode, session); // only if the create was applied after all (ours by session)
@@ -410,19 +482,19 @@ final class Delivery<T> implements Watcher, ConnectionStateListener {
     }
 
     private void claimed(Claimed item) {
-        boolean giveBack;
+        String giveBack = null; // the lock node to give back: claimed with a lock after close
         synchronized (lock) {
             claims--;
-            giveBack = !running && item.lockNode() != null;
-            if (giveBack) {
+            if (!running && item.lockNode() != null) {
+                giveBack = item.lockNode();
                 inFlight.remove(item.name());
                 lock.signalAll();
             } else {
                 ready.add(item);
             }
         }
-        if (giveBack) {
-            releaseOwnLock(item.lockNode(), item.session());
+        if (giveBack != null) {
+            releaseOwnLock(giveBack, item.session());
         }
         pump();
     }
@@ -553,7 +625,7 @@ final class Delivery<T> implements Watcher, ConnectionStateListener {
                                 .forPath(BatonPaths.makePath(queuePath, layout.requeuePrefix(name)), data),
                         op.delete().forPath(lockNode))
                 : List.of(op.delete().forPath(itemPath), op.delete().forPath(lockNode));
-        send(() -> client.transaction().forOperationsAsync(ops)).whenComplete((results, error) -> {
+        Futures.whenDone(send(() -> client.transaction().forOperationsAsync(ops)), (results, error) -> {
             if (error == null) {
                 settled(name);
             } else if (Failures.isConnectionProblem(error) && Failures.code(error) != KeeperException.Code
@@ -592,12 +664,8 @@ final class Delivery<T> implements Watcher, ConnectionStateListener {
         }).exceptionally(e -> null);
     }
 
-    /**
-     * Watches the lock node of an item another consumer holds. That consumer removes the item and its lock node
-     * together when it is done, so nothing is missed by not looking; but if its session ends mid-message, only
-     * the lock node goes, and the queue's children do not change: this watch is what brings the item back.
-     */
     /** Watches the lock nodes of items other consumers held at the last look (some of them). Holds the lock. */
+    @GuardedBy("lock")
     private void watchHeldLocks() {
         int armed = 0;
         for (String lockNode : heldElsewhere) {
@@ -609,11 +677,19 @@ final class Delivery<T> implements Watcher, ConnectionStateListener {
         heldElsewhere.clear();
     }
 
+    /**
+     * Watches the lock node of an item another consumer holds. That consumer removes the item and its lock node
+     * together when it is done, so nothing is missed by not looking; but if its session ends mid-message, only
+     * the lock node goes, and the queue's children do not change: this watch is what brings the item back.
+     */
+    @GuardedBy("lock")
     private void watchLock(String lockNode) {
         if (!running || !watchedLocks.add(lockNode)) {
             return;
         }
-        send(() -> client.checkExists().usingWatcher(lockWatcher).forPathAsync(lockNode)).whenComplete((stat, e) -> {
+        CompletableFuture<Stat> watched = send(() -> client.checkExists().usingWatcher(lockWatcher)
+                .forPathAsync(lockNode));
+        Futures.whenDone(watched, (stat, e) -> {
             if (e != null || stat == null) {
                 synchronized (lock) {
                     watchedLocks.remove(lockNode);
@@ -635,8 +711,8 @@ final class Delivery<T> implements Watcher, ConnectionStateListener {
         pump();
     }
 
-    private void ensureLockPath() {
-        send(() -> client.create().creatingParentContainersIfNeeded().forPathAsync(lockPath))
+    private void ensureLockPath(String lockParent) {
+        send(() -> client.create().creatingParentContainersIfNeeded().forPathAsync(lockParent))
                 .exceptionally(e -> null);
     }
 

@@ -37,7 +37,7 @@ public final class DistributedDelayQueue<T> extends QueueFacade<T> {
      */
     public void put(T item, long delayUntilEpochMillis) throws KeeperException, InterruptedException {
         Objects.requireNonNull(item, "item");
-        queue.internalPut(Layout.delayPrefix(checkEpoch(delayUntilEpochMillis)), item, null, -1);
+        queue.internalPut(Layout.delayPrefix(checkEpoch(delayUntilEpochMillis)), item, -1);
     }
 
     /**
@@ -56,7 +56,7 @@ public final class DistributedDelayQueue<T> extends QueueFacade<T> {
     public boolean put(T item, long delayUntilEpochMillis, long maxWait, TimeUnit unit)
             throws KeeperException, InterruptedException {
         Objects.requireNonNull(item, "item");
-        return queue.internalPut(Layout.delayPrefix(checkEpoch(delayUntilEpochMillis)), item, null,
+        return queue.internalPut(Layout.delayPrefix(checkEpoch(delayUntilEpochMillis)), item,
                 DistributedQueue.nanos(maxWait, unit));
     }
 
@@ -72,7 +72,7 @@ public final class DistributedDelayQueue<T> extends QueueFacade<T> {
      */
     public void putMulti(MultiItem<T> items, long delayUntilEpochMillis) throws KeeperException, InterruptedException {
         Objects.requireNonNull(items, "items");
-        queue.internalPut(Layout.delayPrefix(checkEpoch(delayUntilEpochMillis)), null, items, -1);
+        queue.internalPutMulti(Layout.delayPrefix(checkEpoch(delayUntilEpochMillis)), items, -1);
     }
 
     private static long checkEpoch(long epoch) {

@@ -41,7 +41,7 @@ public final class DistributedIdQueue<T> extends QueueFacade<T> {
      */
     public void put(T item, String itemId) throws KeeperException, InterruptedException {
         Objects.requireNonNull(item, "item");
-        queue.internalPut(Layout.idPrefix(checkId(itemId)), item, null, -1);
+        queue.internalPut(Layout.idPrefix(checkId(itemId)), item, -1);
     }
 
     /**
@@ -60,7 +60,7 @@ public final class DistributedIdQueue<T> extends QueueFacade<T> {
     public boolean put(T item, String itemId, long maxWait, TimeUnit unit)
             throws KeeperException, InterruptedException {
         Objects.requireNonNull(item, "item");
-        return queue.internalPut(Layout.idPrefix(checkId(itemId)), item, null, DistributedQueue.nanos(maxWait, unit));
+        return queue.internalPut(Layout.idPrefix(checkId(itemId)), item, DistributedQueue.nanos(maxWait, unit));
     }
 
     /**

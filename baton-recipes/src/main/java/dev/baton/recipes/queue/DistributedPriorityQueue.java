@@ -38,7 +38,7 @@ public final class DistributedPriorityQueue<T> extends QueueFacade<T> {
      */
     public void put(T item, int priority) throws KeeperException, InterruptedException {
         Objects.requireNonNull(item, "item");
-        queue.internalPut(Layout.priorityPrefix(priority), item, null, -1);
+        queue.internalPut(Layout.priorityPrefix(priority), item, -1);
     }
 
     /**
@@ -57,7 +57,7 @@ public final class DistributedPriorityQueue<T> extends QueueFacade<T> {
     public boolean put(T item, int priority, long maxWait, TimeUnit unit)
             throws KeeperException, InterruptedException {
         Objects.requireNonNull(item, "item");
-        return queue.internalPut(Layout.priorityPrefix(priority), item, null, DistributedQueue.nanos(maxWait, unit));
+        return queue.internalPut(Layout.priorityPrefix(priority), item, DistributedQueue.nanos(maxWait, unit));
     }
 
     /**
@@ -71,6 +71,6 @@ public final class DistributedPriorityQueue<T> extends QueueFacade<T> {
      */
     public void putMulti(MultiItem<T> items, int priority) throws KeeperException, InterruptedException {
         Objects.requireNonNull(items, "items");
-        queue.internalPut(Layout.priorityPrefix(priority), null, items, -1);
+        queue.internalPutMulti(Layout.priorityPrefix(priority), items, -1);
     }
 }

@@ -4,6 +4,7 @@ import dev.baton.BatonClient;
 import dev.baton.internal.Lifecycle;
 import dev.baton.internal.BatonPaths;
 import dev.baton.internal.Failures;
+import dev.baton.internal.Futures;
 import dev.baton.internal.Requests;
 import dev.baton.listen.Listenable;
 import dev.baton.internal.ListenerContainer;
@@ -12,8 +13,10 @@ import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Watcher;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -68,7 +71,8 @@ public final class DistributedQueue<T> implements QueueBase<T> {
     private final BatonClient client;
     private final Layout layout;
     private final Producer producer;
-    private final Delivery<T> delivery;
+    /** The consumer side; null for a queue built without a consumer (it only puts). */
+    private final @Nullable Delivery<T> delivery;
     private final ListenerContainer<QueuePutListener<T>> putListeners;
     private final Lifecycle state;
 
@@ -94,7 +98,7 @@ public final class DistributedQueue<T> implements QueueBase<T> {
             ensure(config.lockPath());
         }
         if (delivery != null) {
-            client.getConnectionStateListenable().addListener(config.consumer());
+            client.getConnectionStateListenable().addListener(delivery.consumer());
             delivery.start();
         }
     }
@@ -120,7 +124,7 @@ public final class DistributedQueue<T> implements QueueBase<T> {
         }
         if (delivery != null) {
             delivery.close(Math.max(0, deadline - System.nanoTime()));
-            client.getConnectionStateListenable().removeListener(config.consumer());
+            client.getConnectionStateListenable().removeListener(delivery.consumer());
         }
         producer.close();
         putListeners.clear();
@@ -138,7 +142,7 @@ public final class DistributedQueue<T> implements QueueBase<T> {
      */
     public void put(T item) throws KeeperException, InterruptedException {
         Objects.requireNonNull(item, "item");
-        internalPut(Layout.ITEM_PREFIX, item, null, -1);
+        internalPut(Layout.ITEM_PREFIX, item, -1);
     }
 
     /**
@@ -156,7 +160,7 @@ public final class DistributedQueue<T> implements QueueBase<T> {
      */
     public boolean put(T item, long maxWait, TimeUnit unit) throws KeeperException, InterruptedException {
         Objects.requireNonNull(item, "item");
-        return internalPut(Layout.ITEM_PREFIX, item, null, nanos(maxWait, unit));
+        return internalPut(Layout.ITEM_PREFIX, item, nanos(maxWait, unit));
     }
 
     /**
@@ -170,7 +174,7 @@ public final class DistributedQueue<T> implements QueueBase<T> {
      */
     public void putMulti(MultiItem<T> items) throws KeeperException, InterruptedException {
         Objects.requireNonNull(items, "items");
-        internalPut(Layout.ITEM_PREFIX, null, items, -1);
+        internalPutMulti(Layout.ITEM_PREFIX, items, -1);
     }
 
     /**
@@ -188,7 +192,7 @@ public final class DistributedQueue<T> implements QueueBase<T> {
     public boolean putMulti(MultiItem<T> items, long maxWait, TimeUnit unit)
             throws KeeperException, InterruptedException {
         Objects.requireNonNull(items, "items");
-        return internalPut(Layout.ITEM_PREFIX, null, items, nanos(maxWait, unit));
+        return internalPutMulti(Layout.ITEM_PREFIX, items, nanos(maxWait, unit));
     }
 
     /**
@@ -208,19 +212,35 @@ public final class DistributedQueue<T> implements QueueBase<T> {
             return CompletableFuture.failedFuture(e);
         }
         byte[] data = ItemCodec.encodeOne(item, config.serializer());
-        return Failures.unwrapped(room(Long.MAX_VALUE).thenCompose(ok -> send(Layout.ITEM_PREFIX, data, item, null))
+        return Failures.unwrapped(room(Long.MAX_VALUE)
+                .thenCompose(ok -> send(Layout.ITEM_PREFIX, data, l -> l.putCompleted(item)))
                 .thenApply(path -> null));
     }
 
-    /** Puts under a name prefix; {@code waitNanos < 0}: wait for room without limit. */
-    boolean internalPut(String namePrefix, T item, MultiItem<T> items, long waitNanos)
+    /** Puts one item under a name prefix; {@code waitNanos < 0}: wait for room without limit. */
+    boolean internalPut(String namePrefix, T item, long waitNanos) throws KeeperException, InterruptedException {
+        checkPut();
+        return put(namePrefix, ItemCodec.encodeOne(item, config.serializer()), l -> l.putCompleted(item), waitNanos);
+    }
+
+    /** Puts several items in one node under a name prefix; {@code waitNanos < 0}: wait for room without limit. */
+    boolean internalPutMulti(String namePrefix, MultiItem<T> items, long waitNanos)
             throws KeeperException, InterruptedException {
+        checkPut();
+        return put(namePrefix, ItemCodec.encode(items, config.serializer()), l -> l.putMultiCompleted(items),
+                waitNanos);
+    }
+
+    private void checkPut() {
         checkStarted();
         if (config.maxItems() != QueueBuilder.NOT_SET || !config.putInBackground()) {
             Requests.requireNotEventThread(client, "put to the queue " + config.queuePath());
         }
-        byte[] data = item != null ? ItemCodec.encodeOne(item, config.serializer())
-                : ItemCodec.encode(items, config.serializer());
+    }
+
+    /** Puts an encoded item node; {@code told} tells a put listener of it once it is in the queue. */
+    private boolean put(String namePrefix, byte[] data, Consumer<QueuePutListener<T>> told, long waitNanos)
+            throws KeeperException, InterruptedException {
         if (config.maxItems() != QueueBuilder.NOT_SET) {
             CompletableFuture<Boolean> room = room(waitNanos < 0 ? Long.MAX_VALUE : System.nanoTime() + waitNanos);
             try {
@@ -234,24 +254,18 @@ public final class DistributedQueue<T> implements QueueBase<T> {
                 throw Failures.rethrow(e);
             }
         }
-        CompletableFuture<String> put = send(namePrefix, data, item, items);
+        CompletableFuture<String> put = send(namePrefix, data, told);
         if (!config.putInBackground()) {
             Failures.await(put);
         }
         return true;
     }
 
-    private CompletableFuture<String> send(String namePrefix, byte[] data, T item, MultiItem<T> items) {
+    private CompletableFuture<String> send(String namePrefix, byte[] data, Consumer<QueuePutListener<T>> told) {
         CompletableFuture<String> put = producer.put(BatonPaths.makePath(config.queuePath(), namePrefix), data);
-        put.whenComplete((path, error) -> {
+        Futures.whenDone(put, (path, error) -> {
             if (error == null) {
-                putListeners.forEach(l -> {
-                    if (item != null) {
-                        l.putCompleted(item);
-                    } else {
-                        l.putMultiCompleted(items);
-                    }
-                });
+                putListeners.forEach(told);
             } else if (config.putInBackground()) {
                 LOG.error("a background put to queue {} failed", config.queuePath(), Failures.unwrap(error));
             }
@@ -282,7 +296,7 @@ public final class DistributedQueue<T> implements QueueBase<T> {
             client.schedule(() -> result.complete(false), java.time.Duration.ofNanos(
                     Math.max(0, deadline - System.nanoTime())));
         }
-        result.whenComplete((ok, error) -> client.watchers().remove(watcher).ofType(Watcher.WatcherType.Children)
+        Futures.whenDone(result, (ok, error) -> client.watchers().remove(watcher).ofType(Watcher.WatcherType.Children)
                 .quietly().forPathAsync(config.queuePath()).exceptionally(e -> null));
         count(watcher, result, deadline);
         return result;
@@ -299,7 +313,7 @@ public final class DistributedQueue<T> implements QueueBase<T> {
             result.completeExceptionally(e);
             return;
         }
-        children.whenComplete((names, error) -> {
+        Futures.whenDone(children, (names, error) -> {
             if (error != null) {
                 result.completeExceptionally(Failures.unwrap(error));
                 return;

@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The data of an item node, as Curator writes it: a 4-byte version {@code 0x00010001}, then for each item the
@@ -85,7 +86,7 @@ final class ItemCodec {
         }
     }
 
-    private static <T> T next(MultiItem<T> source) {
+    private static <T> @Nullable T next(MultiItem<T> source) {
         try {
             return source.nextItem();
         } catch (RuntimeException e) {

@@ -1,5 +1,6 @@
 package dev.baton.recipes.queue;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import dev.baton.BatonClient;
 import dev.baton.internal.BatonPaths;
 import dev.baton.internal.Failures;
@@ -51,9 +52,11 @@ final class Listing {
     private final BatonClient client;
     private final String queuePath;
     private final Layout layout;
-    // Guarded by lock.
+    @GuardedBy("lock")
     private int lastChildren = -1;
+    @GuardedBy("lock")
     private int averageName = 16;
+    @GuardedBy("lock")
     private int probedUpTo = -1;
 
     Listing(BatonClient client, String queuePath, Layout layout) {
@@ -87,26 +90,28 @@ final class Listing {
 
     private CompletableFuture<Result> watched(Watcher watcher) {
         Stat stat = new Stat();
-        return send(() -> client.getChildren().usingWatcher(watcher).storingStatIn(stat).forPathAsync(queuePath))
-                .handle((children, error) -> {
-                    if (error != null) {
-                        if (Failures.code(error) == KeeperException.Code.NONODE) {
-                            return recreate().thenCompose(v -> list(watcher));
-                        }
-                        return CompletableFuture.<Result>failedFuture(Failures.unwrap(error));
-                    }
-                    List<String> items = items(children);
-                    synchronized (lock) {
-                        lastChildren = stat.getNumChildren();
-                        long total = 0;
-                        for (String c : children) {
-                            total += c.length();
-                        }
-                        averageName = children.isEmpty() ? 16 : (int) Math.max(16, total / children.size());
-                        probedUpTo = -1;
-                    }
-                    return CompletableFuture.completedFuture(new Result(items, false));
-                }).thenCompose(f -> f);
+        CompletableFuture<List<String>> children = send(() -> client.getChildren().usingWatcher(watcher)
+                .storingStatIn(stat).forPathAsync(queuePath));
+        // On NONODE the queue path is made again and listed; another failure is passed on unwrapped.
+        return children.thenApply(names -> listed(stat, names))
+                .exceptionallyCompose(error -> Failures.code(error) == KeeperException.Code.NONODE
+                        ? recreate().thenCompose(v -> list(watcher))
+                        : CompletableFuture.failedFuture(Failures.unwrap(error)));
+    }
+
+    /** What a watched listing found, remembered for sizing the next one. */
+    private Result listed(Stat stat, List<String> children) {
+        List<String> items = items(children);
+        synchronized (lock) {
+            lastChildren = stat.getNumChildren();
+            long total = 0;
+            for (String c : children) {
+                total += c.length();
+            }
+            averageName = children.isEmpty() ? 16 : (int) Math.max(16, total / children.size());
+            probedUpTo = -1;
+        }
+        return new Result(items, false);
     }
 
     /** Finds a deep plain queue's items by their names. */

@@ -1,5 +1,7 @@
 package dev.baton.recipes.queue;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A source of several items that go into one item node, put with {@code putMulti} and delivered one by one.
  *
@@ -16,5 +18,5 @@ public interface MultiItem<T> {
      * @throws Exception anything; the put fails with it, wrapped in an {@link IllegalStateException} unless it is
      *         a runtime exception
      */
-    T nextItem() throws Exception;
+    @Nullable T nextItem() throws Exception;
 }

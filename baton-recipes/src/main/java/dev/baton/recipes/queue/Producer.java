@@ -1,9 +1,11 @@
 package dev.baton.recipes.queue;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import dev.baton.BatonClient;
 import dev.baton.BatonOp;
 import dev.baton.internal.BatonPaths;
 import dev.baton.internal.Failures;
+import dev.baton.internal.Futures;
 import dev.baton.internal.Monitor;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -15,6 +17,7 @@ import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.data.ACL;
 import org.apache.zookeeper.data.Stat;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -51,9 +54,11 @@ final class Producer {
         final CompletableFuture<String> result = new CompletableFuture<>();
         int version;
         /** The marker it was sent with (its version is that marker's). */
+        // Set when the put is sent; read only for the puts in `sent`.
+        @SuppressWarnings("NullAway.Init")
         String marker;
         /** The failure of its last attempt; null while unanswered or after success. */
-        Throwable failure;
+        @Nullable Throwable failure;
 
         Put(String pathPrefix, byte[] data) {
             this.pathPrefix = pathPrefix;
@@ -64,23 +69,33 @@ final class Producer {
     private final Monitor lock = new Monitor();
     private final BatonClient client;
     private final String markerDirectory;
-    /** The queue node's ACL, given to the markers and their container; set by {@link #start}. */
-    private volatile List<ACL> acl;
-    /** This session's marker; a new session gets a new one (see {@link #createMarker()}). Guarded by lock. */
+    /** The queue node's ACL, given to the markers and their container; set by {@link #start}, null before. */
+    private volatile @Nullable List<ACL> acl;
+    /** This session's marker; a new session gets a new one (see {@link #createMarker()}). */
+    @GuardedBy("lock")
     private String markerPath;
-    /** Whether a marker was ever created (or tried): the next one needs a fresh name. Guarded by lock. */
+    /** Whether a marker was ever created (or tried): the next one needs a fresh name. */
+    @GuardedBy("lock")
     private boolean markerTried;
-    // Guarded by lock.
+    @GuardedBy("lock")
     private final ArrayDeque<Put> waiting = new ArrayDeque<>();
+    @GuardedBy("lock")
     private final ArrayDeque<Put> sent = new ArrayDeque<>();
+    @GuardedBy("lock")
     private int unanswered;
     /** A failure among the sent puts: resynchronize once every sent put is answered. */
+    @GuardedBy("lock")
     private boolean failed;
     /** The marker is being created or read: nothing is sent meanwhile. */
+    @GuardedBy("lock")
     private boolean busy;
+    @GuardedBy("lock")
     private long markerSession;
+    @GuardedBy("lock")
     private int nextVersion;
+    @GuardedBy("lock")
     private int outstanding;
+    @GuardedBy("lock")
     private boolean closed;
 
     Producer(BatonClient client, String queuePath) {
@@ -113,6 +128,19 @@ final class Producer {
     }
 
     /**
+     * {@return the ACL the markers and their container are created with}
+     *
+     * @throws IllegalStateException before {@link #start}
+     */
+    private List<ACL> acl() {
+        List<ACL> queueAcl = acl;
+        if (queueAcl == null) {
+            throw new IllegalStateException("the queue is still starting");
+        }
+        return queueAcl;
+    }
+
+    /**
      * Queues a put.
      *
      * @param pathPrefix the item's path without the sequence, e.g. {@code /q/queue-}
@@ -133,6 +161,7 @@ final class Producer {
     }
 
     /** Sends what waits, or starts the marker's creation or a resynchronization. Holds the lock. */
+    @GuardedBy("lock")
     private void pump() {
         if (busy || (waiting.isEmpty() && !failed)) {
             return;
@@ -159,12 +188,12 @@ final class Producer {
                     client.transactionOp().create().withMode(CreateMode.PERSISTENT_SEQUENTIAL)
                             .forPath(put.pathPrefix, put.data),
                     client.transactionOp().setData().withVersion(put.version).forPath(markerPath, new byte[0]));
-            send(() -> client.transaction().forOperationsAsync(ops)).whenComplete((results, error) -> answered(put,
+            Futures.whenDone(send(() -> client.transaction().forOperationsAsync(ops)), (results, error) -> answered(put,
                     error == null ? results.get(0).resultPath() : null, error));
         }
     }
 
-    private void answered(Put put, String path, Throwable error) {
+    private void answered(Put put, @Nullable String path, @Nullable Throwable error) {
         Put done = null;
         synchronized (lock) {
             unanswered--;
@@ -192,6 +221,7 @@ final class Producer {
      * a create answered "exists" (a retried create whose first attempt was applied) is taken only if the node is
      * this session's, at the version it has.
      */
+    @GuardedBy("lock")
     private void createMarker() {
         busy = true;
         if (markerTried) {
@@ -203,30 +233,32 @@ final class Producer {
 
     /** Creates the marker at {@code path}, and its container first if that is missing. */
     private void createMarker(String path, int attempt) {
-        send(() -> client.create().withMode(CreateMode.EPHEMERAL).withACL(acl).forPathAsync(path))
-                .whenComplete((created, error) -> {
-                    KeeperException.Code code = error == null ? KeeperException.Code.OK : Failures.code(error);
-                    if (code == KeeperException.Code.NODEEXISTS) {
-                        adoptMarker(path);
-                    } else if (code == KeeperException.Code.NONODE && attempt < CONTAINER_TRIES) {
-                        createContainer(path, attempt);
-                    } else {
-                        // Answered just now, so the handle's session is the one that owns the marker.
-                        markerReady(0, error);
-                    }
-                });
+        CompletableFuture<String> created = send(() -> client.create().withMode(CreateMode.EPHEMERAL)
+                .withACL(acl()).forPathAsync(path));
+        Futures.whenDone(created, (name, error) -> {
+            KeeperException.Code code = error == null ? KeeperException.Code.OK : Failures.code(error);
+            if (code == KeeperException.Code.NODEEXISTS) {
+                adoptMarker(path);
+            } else if (code == KeeperException.Code.NONODE && attempt < CONTAINER_TRIES) {
+                createContainer(path, attempt);
+            } else {
+                // Answered just now, so the handle's session is the one that owns the marker.
+                markerReady(0, error);
+            }
+        });
     }
 
     /** The markers' container is missing (no producer had a marker yet, or the server reaped it): makes it. */
     private void createContainer(String path, int attempt) {
-        send(() -> client.create().withMode(CreateMode.CONTAINER).withACL(acl).creatingParentContainersIfNeeded()
-                .forPathAsync(markerDirectory)).whenComplete((created, error) -> {
-                    if (error == null || Failures.code(error) == KeeperException.Code.NODEEXISTS) {
-                        createMarker(path, attempt + 1);
-                    } else {
-                        markerReady(0, error);
-                    }
-                });
+        CompletableFuture<String> created = send(() -> client.create().withMode(CreateMode.CONTAINER).withACL(acl())
+                .creatingParentContainersIfNeeded().forPathAsync(markerDirectory));
+        Futures.whenDone(created, (name, error) -> {
+            if (error == null || Failures.code(error) == KeeperException.Code.NODEEXISTS) {
+                createMarker(path, attempt + 1);
+            } else {
+                markerReady(0, error);
+            }
+        });
     }
 
     private static <R> CompletableFuture<R> send(Supplier<CompletableFuture<R>> request) {
@@ -239,7 +271,7 @@ final class Producer {
 
     /** The marker's create said it exists: takes it if this session owns it, else makes another. */
     private void adoptMarker(String path) {
-        send(() -> client.checkExists().forPathAsync(path)).whenComplete((stat, error) -> {
+        Futures.whenDone(send(() -> client.checkExists().forPathAsync(path)), (stat, error) -> {
             if (error != null) {
                 markerReady(0, error);
             } else if (stat != null && stat.getEphemeralOwner() == rawSession()) {
@@ -254,7 +286,7 @@ final class Producer {
     }
 
     /** The marker exists at {@code version} in the current session (or could not be made): sends what waits. */
-    private void markerReady(int version, Throwable error) {
+    private void markerReady(int version, @Nullable Throwable error) {
         List<Put> failedPuts = new ArrayList<>();
         synchronized (lock) {
             busy = false;
@@ -276,17 +308,19 @@ final class Producer {
      * Every sent put is answered and some failed: reads the marker's version to tell the applied ones from the
      * others, completes the first, and queues the others again (in front, in their order). Holds the lock.
      */
+    @GuardedBy("lock")
     private void resync() {
         busy = true;
         long session = session();
         Stat stat = new Stat();
         CompletableFuture<byte[]> f;
         if (session == markerSession && session != 0) {
-            f = send(() -> client.getData().storingStatIn(stat).forPathAsync(markerPath));
+            String marker = markerPath;
+            f = send(() -> client.getData().storingStatIn(stat).forPathAsync(marker));
         } else {
             f = CompletableFuture.failedFuture(KeeperException.create(KeeperException.Code.SESSIONEXPIRED));
         }
-        f.whenComplete((data, error) -> {
+        Futures.whenDone(f, (data, error) -> {
             List<Put> applied = new ArrayList<>();
             List<Put> lost = new ArrayList<>();
             synchronized (lock) {
@@ -309,7 +343,7 @@ final class Producer {
                         continue; // answered with success already (cannot happen: sent holds only failures)
                     }
                     // A put sent with an earlier session's marker: that marker's version says nothing of it.
-                    boolean current = put.marker.equals(markerPath);
+                    boolean current = markerPath.equals(put.marker);
                     if (known && current && put.version < version) {
                         applied.add(put);
                     } else if (isMarkerFailure(put)) {
@@ -343,7 +377,7 @@ final class Producer {
         });
     }
 
-    private void complete(Put put, String path, Throwable error) {
+    private void complete(Put put, @Nullable String path, @Nullable Throwable error) {
         if (error == null) {
             put.result.complete(path);
         } else {
@@ -359,6 +393,7 @@ final class Producer {
     }
 
     /** The current session, or while disconnected the marker's (a request sent now waits for the connection). */
+    @GuardedBy("lock")
     private long session() {
         return client.isConnected() ? rawSession() : markerSession;
     }
@@ -373,16 +408,23 @@ final class Producer {
 
     /** True if a put's transaction failed on the marker: a wrong version, or the marker gone with its session. */
     private static boolean isMarkerFailure(Put put) {
-        KeeperException.Code code = Failures.code(put.failure);
+        Throwable failure = put.failure;
+        if (failure == null) {
+            return false;
+        }
+        KeeperException.Code code = Failures.code(failure);
         return code == KeeperException.Code.BADVERSION
-                || (code == KeeperException.Code.NONODE && put.failure instanceof KeeperException ke
+                || (code == KeeperException.Code.NONODE && failure instanceof KeeperException ke
                         && put.marker.equals(ke.getPath()));
     }
 
     /** Waits until no put is outstanding. */
     boolean flush(long nanos) throws InterruptedException {
         synchronized (lock) {
-            return lock.await(() -> outstanding <= 0, System.nanoTime() + nanos);
+            // Monitor.await evaluates the condition with lock held, which Error Prone cannot see in a lambda.
+            @SuppressWarnings("GuardedBy")
+            boolean drained = lock.await(() -> outstanding <= 0, System.nanoTime() + nanos);
+            return drained;
         }
     }
 

@@ -8,6 +8,7 @@ import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Builds the queues of this package, with Curator's options and defaults.
@@ -35,21 +36,22 @@ public final class QueueBuilder<T> {
     private static final Executor SHARED_EXECUTOR = sharedExecutor();
 
     /** The settings a queue is built with. */
-    record Config<T>(BatonClient client, QueueConsumer<T> consumer, QueueSerializer<T> serializer, String queuePath,
-            String lockPath, int maxItems, boolean putInBackground, Executor executor, long finalFlushNanos) {
+    record Config<T>(BatonClient client, @Nullable QueueConsumer<T> consumer, QueueSerializer<T> serializer,
+            String queuePath, @Nullable String lockPath, int maxItems, boolean putInBackground, Executor executor,
+            long finalFlushNanos) {
     }
 
     private final BatonClient client;
-    private final QueueConsumer<T> consumer;
+    private final @Nullable QueueConsumer<T> consumer;
     private final QueueSerializer<T> serializer;
     private final String queuePath;
-    private String lockPath;
+    private @Nullable String lockPath;
     private int maxItems = NOT_SET;
     private boolean putInBackground = true;
     private Executor executor = SHARED_EXECUTOR;
     private long finalFlushNanos = TimeUnit.SECONDS.toNanos(5);
 
-    private QueueBuilder(BatonClient client, QueueConsumer<T> consumer, QueueSerializer<T> serializer,
+    private QueueBuilder(BatonClient client, @Nullable QueueConsumer<T> consumer, QueueSerializer<T> serializer,
             String queuePath) {
         this.client = Objects.requireNonNull(client, "client");
         this.consumer = consumer;
@@ -69,7 +71,7 @@ public final class QueueBuilder<T> {
      * @throws NullPointerException if {@code client}, {@code serializer} or {@code queuePath} is null
      * @throws IllegalArgumentException if the path is invalid
      */
-    public static <T> QueueBuilder<T> builder(BatonClient client, QueueConsumer<T> consumer,
+    public static <T> QueueBuilder<T> builder(BatonClient client, @Nullable QueueConsumer<T> consumer,
             QueueSerializer<T> serializer, String queuePath) {
         return new QueueBuilder<>(client, consumer, serializer, queuePath);
     }

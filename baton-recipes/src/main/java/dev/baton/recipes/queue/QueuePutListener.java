@@ -12,11 +12,15 @@ package dev.baton.recipes.queue;
 public interface QueuePutListener<T> {
 
     /**
+     * Called once a put of one item has reached ZooKeeper.
+     *
      * @param item the item that is now in the queue
      */
     void putCompleted(T item);
 
     /**
+     * Called once a put of several items in one node ({@code putMulti}) has reached ZooKeeper.
+     *
      * @param items the multi-item (already read) that is now in the queue
      */
     void putMultiCompleted(MultiItem<T> items);

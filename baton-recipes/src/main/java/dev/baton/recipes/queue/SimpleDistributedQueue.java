@@ -13,6 +13,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A queue of byte arrays with a {@link java.util.Queue}-like API, on Apache Curator's layout: each item is a
@@ -125,7 +126,7 @@ public final class SimpleDistributedQueue {
      * @throws KeeperException if ZooKeeper fails a read
      * @throws InterruptedException if interrupted while waiting
      */
-    public byte[] peek() throws KeeperException, InterruptedException {
+    public byte @Nullable [] peek() throws KeeperException, InterruptedException {
         return first(false);
     }
 
@@ -135,7 +136,7 @@ public final class SimpleDistributedQueue {
      * @throws KeeperException if ZooKeeper fails a request
      * @throws InterruptedException if interrupted while waiting
      */
-    public byte[] poll() throws KeeperException, InterruptedException {
+    public byte @Nullable [] poll() throws KeeperException, InterruptedException {
         if (client.isEventThread()) {
             return pollHere(); // answers come on that very thread: wait for none
         }
@@ -146,7 +147,7 @@ public final class SimpleDistributedQueue {
      * A poll with blocking requests, none asynchronous, for a caller on ZooKeeper's event thread (a watcher or a
      * callback), where the answers of asynchronous requests would never come.
      */
-    private byte[] pollHere() throws KeeperException, InterruptedException {
+    private byte @Nullable [] pollHere() throws KeeperException, InterruptedException {
         return first(true);
     }
 
@@ -156,7 +157,7 @@ public final class SimpleDistributedQueue {
      *
      * @param take true to delete the item read; whoever deletes it has it
      */
-    private byte[] first(boolean take) throws KeeperException, InterruptedException {
+    private byte @Nullable [] first(boolean take) throws KeeperException, InterruptedException {
         while (true) {
             List<String> items;
             try {
@@ -194,7 +195,7 @@ public final class SimpleDistributedQueue {
      * @throws NullPointerException if {@code unit} is null
      * @throws IllegalArgumentException if {@code timeout} is negative
      */
-    public byte[] poll(long timeout, TimeUnit unit) throws KeeperException, InterruptedException {
+    public byte @Nullable [] poll(long timeout, TimeUnit unit) throws KeeperException, InterruptedException {
         Objects.requireNonNull(unit, "unit");
         if (timeout < 0) {
             throw new IllegalArgumentException("timeout must not be negative: " + timeout);
@@ -212,7 +213,8 @@ public final class SimpleDistributedQueue {
      * @throws InterruptedException if interrupted while waiting
      */
     public byte[] take() throws KeeperException, InterruptedException {
-        return await(new SimpleQueueTakes.Take(Long.MAX_VALUE));
+        return Objects.requireNonNull(await(new SimpleQueueTakes.Take(Long.MAX_VALUE)),
+                "a take without a deadline is answered with an item, or fails");
     }
 
     /**
@@ -229,7 +231,8 @@ public final class SimpleDistributedQueue {
         return take.result;
     }
 
-    private byte[] await(SimpleQueueTakes.Take take) throws KeeperException, InterruptedException {
+    /** {@return the item, or null if the take gave up (its deadline passed, or it was cancelled)} */
+    private byte @Nullable [] await(SimpleQueueTakes.Take take) throws KeeperException, InterruptedException {
         takes.add(take);
         if (!take.result.isDone() && client.isEventThread()) {
             take.result.cancel(false);

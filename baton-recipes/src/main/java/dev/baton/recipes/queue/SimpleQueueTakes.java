@@ -1,8 +1,10 @@
 package dev.baton.recipes.queue;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import dev.baton.BatonClient;
 import dev.baton.internal.BatonPaths;
 import dev.baton.internal.Failures;
+import dev.baton.internal.Futures;
 import dev.baton.internal.Requests;
 import dev.baton.state.ConnectionState;
 import dev.baton.state.ConnectionStateListener;
@@ -18,6 +20,7 @@ import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.WatchedEvent;
 import org.apache.zookeeper.Watcher;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -51,31 +54,45 @@ final class SimpleQueueTakes {
     private final ConnectionStateListener reconnection = this::reconnected;
 
     private final Object lock = new Object();
-    // Guarded by lock: the names of the last listing not yet claimed, in order.
+    /** The names of the last listing not yet claimed, in order. */
+    @GuardedBy("lock")
     private final ArrayDeque<String> known = new ArrayDeque<>();
-    // Guarded by lock: the takes waiting, in the order they came.
+    /** The takes waiting, in the order they came. */
+    @GuardedBy("lock")
     private final ArrayDeque<Take> waiting = new ArrayDeque<>();
-    // Guarded by lock: the claims in flight, in the order sent.
+    /** The claims in flight, in the order sent. */
+    @GuardedBy("lock")
     private final ArrayDeque<Claim> claims = new ArrayDeque<>();
-    // Guarded by lock.
+    @GuardedBy("lock")
     private boolean listing;
     /** Listings started, and the number of the last one answered (one is in flight at a time). */
+    @GuardedBy("lock")
     private long listingsStarted;
+    @GuardedBy("lock")
     private long listedUpTo;
     /** The queue may hold items not in {@link #known}: list when they run out rather than wait for the watch. */
+    @GuardedBy("lock")
     private boolean stale = true;
     /** A listing has set this instance's watch since it was last removed. */
+    @GuardedBy("lock")
     private boolean armed;
     /** After a connection problem: no request until the retry delay has passed. */
+    @GuardedBy("lock")
     private boolean resting;
+    @GuardedBy("lock")
     private boolean listening;
+    @GuardedBy("lock")
     private boolean pumping;
+    @GuardedBy("lock")
     private boolean repump;
     /** Claims still to read first ({@link #CAREFUL_CLAIMS}). */
+    @GuardedBy("lock")
     private int careful;
     /** Another consumer takes items of this queue too: since a race lost to it, claims take turns with it. */
+    @GuardedBy("lock")
     private boolean turns;
     /** The next claim leaves the next remembered item to the other consumer (checking behind it). */
+    @GuardedBy("lock")
     private boolean skipNext;
 
     SimpleQueueTakes(BatonClient client, String path) {
@@ -95,7 +112,7 @@ final class SimpleQueueTakes {
                 client.schedule(this::pump, Duration.ofNanos(left));
             }
         }
-        take.result.whenComplete((bytes, error) -> {
+        Futures.whenDone(take.result, (bytes, error) -> {
             if (error != null) {
                 pump(); // a take given up: its claim (if any) goes to the next, its watch may go
             }
@@ -145,6 +162,7 @@ final class SimpleQueueTakes {
      * One round of {@link #pump()}, under the lock: the requests it decides to send go into {@code actions}, the
      * takes it completes into {@code answers}.
      */
+    @GuardedBy("lock")
     private void step(List<Runnable> actions, List<Runnable> answers) {
         long now = System.nanoTime();
         // 1. The answered claims, in the order sent.
@@ -152,17 +170,17 @@ final class SimpleQueueTakes {
             Claim claim = claims.peek();
             if (claim.bytes != null) {
                 Take take = firstLive();
+                byte[] bytes = claim.bytes;
                 if (take == null) {
                     // Taken ahead of the takes (behind an item claimed: see claim), or for a take given up: kept
                     // for the next take a while, then put back.
                     if (!claim.held) {
                         claim.held = true;
-                        actions.add(() -> client.schedule(() -> release(claim), HOLD));
+                        actions.add(() -> client.schedule(() -> release(claim, bytes), HOLD));
                     }
                     break;
                 }
                 claims.poll();
-                byte[] bytes = claim.bytes;
                 waiting.remove(take);
                 answers.add(() -> {
                     if (!take.result.complete(bytes)) {
@@ -240,7 +258,8 @@ final class SimpleQueueTakes {
         }
     }
 
-    private Take firstLive() {
+    @GuardedBy("lock")
+    private @Nullable Take firstLive() {
         for (Take take : waiting) {
             if (!take.result.isDone()) {
                 return take;
@@ -254,6 +273,7 @@ final class SimpleQueueTakes {
      * and then look at the queue afresh (polls past their deadline get the failure); anything else fails the
      * first waiting take.
      */
+    @GuardedBy("lock")
     private void failed(Throwable error, List<Runnable> actions, List<Runnable> answers) {
         Throwable cause = Failures.unwrap(error);
         if (Failures.isConnectionProblem(cause)) {
@@ -298,7 +318,7 @@ final class SimpleQueueTakes {
      *
      * @param behind the item left to the other consumer, or null
      */
-    private void claim(Claim claim, Claim behind) {
+    private void claim(Claim claim, @Nullable Claim behind) {
         String itemPath = BatonPaths.makePath(path, claim.name);
         boolean readFirst;
         synchronized (lock) {
@@ -309,8 +329,8 @@ final class SimpleQueueTakes {
         Supplier<CompletableFuture<Void>> delete = () -> {
             CompletableFuture<Void> deleted = Requests.send(false, client.delete(), itemPath);
             if (behind != null) {
-                Requests.send(false, client.getData(), BatonPaths.makePath(path, behind.name))
-                        .whenComplete((bytes, error) -> {
+                Futures.whenDone(Requests.send(false, client.getData(), BatonPaths.makePath(path, behind.name)),
+                        (bytes, error) -> {
                             if (error == null) {
                                 behindData.complete(bytes);
                             } else {
@@ -324,7 +344,7 @@ final class SimpleQueueTakes {
                 ? data.handle((bytes, e) -> e).thenCompose(e -> e == null ? delete.get()
                         : CompletableFuture.failedFuture(e))
                 : delete.get();
-        CompletableFuture.allOf(data, deleted).handle((x, e) -> {
+        Futures.whenDone(CompletableFuture.allOf(data, deleted), (x, e) -> {
             Outcome outcome;
             synchronized (lock) {
                 outcome = settle(claim, data, deleted);
@@ -338,33 +358,32 @@ final class SimpleQueueTakes {
                 takeIfLeft(behind, behindData);
             }
             pump();
-            return null;
         });
     }
 
     /** The item behind a claim won: deleted (and so had) if the read after the claim's delete still found it. */
     private void takeIfLeft(Claim behind, CompletableFuture<byte[]> read) {
-        read.handle((bytes, error) -> error).thenCompose(error -> error == null
+        CompletableFuture<Void> deleted = read.handle((bytes, error) -> error).thenCompose(error -> error == null
                 ? Requests.send(false, client.delete(), BatonPaths.makePath(path, behind.name))
-                : CompletableFuture.failedFuture(error))
-                .handle((v, error) -> {
-                    synchronized (lock) {
-                        behind.done = true;
-                        if (error == null) {
-                            behind.bytes = read.join();
-                        } else if (Failures.code(error) != KeeperException.Code.NONODE) {
-                            behind.error = Failures.unwrap(error);
-                        } // else gone: the other consumer has it
-                    }
-                    pump();
-                    return null;
-                });
+                : CompletableFuture.failedFuture(error));
+        Futures.whenDone(deleted, (v, error) -> {
+            synchronized (lock) {
+                behind.done = true;
+                if (error == null) {
+                    behind.bytes = read.join();
+                } else if (Failures.code(error) != KeeperException.Code.NONODE) {
+                    behind.error = Failures.unwrap(error);
+                } // else gone: the other consumer has it
+            }
+            pump();
+        });
     }
 
     /** What became of a claim. */
     private enum Outcome { WON, LOST, FAILED }
 
     /** Records a claim's answers (under the lock). */
+    @GuardedBy("lock")
     private Outcome settle(Claim claim, CompletableFuture<byte[]> data, CompletableFuture<Void> delete) {
         Throwable readError = failure(data);
         Throwable deleteError = failure(delete);
@@ -387,19 +406,20 @@ final class SimpleQueueTakes {
         return Outcome.LOST;
     }
 
-    /** An item kept for the next take: put back at the end of the queue if none came for it. */
-    private void release(Claim claim) {
+    /** An item kept for the next take ({@code bytes}, the claim's): put back at the end of the queue if none came. */
+    private void release(Claim claim, byte[] bytes) {
         synchronized (lock) {
             if (claims.peek() != claim || firstLive() != null) {
                 return;
             }
             claims.poll();
         }
-        putBack(claim.bytes);
+        putBack(bytes);
         pump();
     }
 
-    private static Throwable failure(CompletableFuture<?> f) {
+    /** {@return why a completed future failed, unwrapped; null if it succeeded} */
+    private static @Nullable Throwable failure(CompletableFuture<?> f) {
         try {
             f.join();
             return null;
@@ -416,7 +436,7 @@ final class SimpleQueueTakes {
      */
     private void list(boolean watch, long number) {
         var request = watch ? client.getChildren().usingWatcher(watcher) : client.getChildren();
-        Requests.send(false, request, path).handle((children, error) -> {
+        Futures.whenDone(Requests.send(false, request, path), (children, error) -> {
             if (error == null) {
                 List<String> items = items(children);
                 synchronized (lock) {
@@ -425,7 +445,7 @@ final class SimpleQueueTakes {
                 }
                 pump();
             } else if (Failures.code(error) == KeeperException.Code.NONODE && watch) {
-                Requests.send(false, client.checkExists().usingWatcher(watcher), path).handle((stat, e) -> {
+                Futures.whenDone(Requests.send(false, client.checkExists().usingWatcher(watcher), path), (stat, e) -> {
                     if (e == null) {
                         synchronized (lock) {
                             listed(number, true, stat != null);
@@ -434,7 +454,6 @@ final class SimpleQueueTakes {
                     } else {
                         listingFailed(e);
                     }
-                    return null;
                 });
             } else if (Failures.code(error) == KeeperException.Code.NONODE) {
                 synchronized (lock) {
@@ -444,7 +463,6 @@ final class SimpleQueueTakes {
             } else {
                 listingFailed(error);
             }
-            return null;
         });
     }
 
@@ -468,6 +486,7 @@ final class SimpleQueueTakes {
     }
 
     /** A listing came back (under the lock): {@code stale} if the queue may hold items it did not show. */
+    @GuardedBy("lock")
     private void listed(long number, boolean watched, boolean stale) {
         listing = false;
         listedUpTo = number;
@@ -522,7 +541,10 @@ final class SimpleQueueTakes {
         final CompletableFuture<byte[]> result = new CompletableFuture<>();
         /** When a poll gives up ({@code Long.MAX_VALUE}: never); a plain poll's is its start. */
         final long deadline;
-        /** Listings started before it came (guarded by the queue's lock): a poll needs a look by a later one. */
+        /**
+         * Listings started before it came: a poll needs a look by a later one. Read and written with the queue's
+         * lock held (the lock is the queue's, so {@code @GuardedBy} cannot name it here).
+         */
         long since;
 
         Take(long deadline) {
@@ -530,12 +552,17 @@ final class SimpleQueueTakes {
         }
     }
 
-    /** One item's claim in flight (guarded by the queue's lock). */
+    /**
+     * One item's claim in flight. Its mutable fields are read and written with the queue's lock held (the lock is
+     * the queue's, so {@code @GuardedBy} cannot name it here).
+     */
     private static final class Claim {
         final String name;
         boolean done;
-        byte[] bytes;
-        Throwable error;
+        /** The item, once claimed and read; null before, or if the claim failed. */
+        byte @Nullable [] bytes;
+        /** Why the claim failed, if it did for another reason than a race lost. */
+        @Nullable Throwable error;
         /** Answered with no take to go to: kept for the next one a while. */
         boolean held;
 

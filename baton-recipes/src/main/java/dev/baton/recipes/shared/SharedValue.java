@@ -1,9 +1,11 @@
 package dev.baton.recipes.shared;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import dev.baton.BatonClient;
 import dev.baton.BatonOp;
 import dev.baton.internal.BatonPaths;
 import dev.baton.internal.Failures;
+import dev.baton.internal.Futures;
 import dev.baton.internal.Lifecycle;
 import dev.baton.internal.ListenerContainer;
 import dev.baton.internal.Requests;
@@ -21,6 +23,7 @@ import java.util.function.Consumer;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.data.Stat;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -83,8 +86,10 @@ public final class SharedValue implements SharedValueReader, AutoCloseable {
     private final PersistentWatcher nodeWatch;
     private final ConnectionStateListener connectionListener = this::connectionStateChanged;
 
-    // Guarded by lock. The array is never handed out: readers get copies.
-    private VersionedValue<byte[]> current;
+    /** The value known; null until the first read. The array is never handed out: readers get copies. */
+    @GuardedBy("lock")
+    private @Nullable VersionedValue<byte[]> current;
+    @GuardedBy("lock")
     private long currentCzxid;
 
     /**
@@ -346,7 +351,7 @@ public final class SharedValue implements SharedValueReader, AutoCloseable {
             }
         }
         Stat stat = new Stat();
-        client.getData().storingStatIn(stat).forPathAsync(path).whenComplete((read, error) -> {
+        Futures.whenDone(client.getData().storingStatIn(stat).forPathAsync(path), (read, error) -> {
             if (error == null) {
                 byte[] data = orEmpty(read);
                 try {
@@ -392,7 +397,7 @@ public final class SharedValue implements SharedValueReader, AutoCloseable {
     }
 
     /** A node created without data (by a client other than Baton's) reads as empty bytes. */
-    private static byte[] orEmpty(byte[] data) {
+    private static byte[] orEmpty(byte @Nullable [] data) {
         return data == null ? new byte[0] : data;
     }
 
