@@ -66,9 +66,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Thread-safe. Holds no thread: it is driven by ZooKeeper callbacks and watch events.
  *
- * <p>Why one file of some 600 lines: a quarter of it is the public API's documentation, and the rest is one state
- * machine (queue, confirm, watch, lead) whose steps all read and write the same few fields under one lock;
- * split apart, each part would need all of them.
+ * <p>Why one file: much of it is the public API's documentation, and the rest is one state machine (queue,
+ * confirm, watch, lead) whose steps all read and write the same few fields under one lock; split apart, each part
+ * would need all of them.
  */
 public final class LeaderLatch implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(LeaderLatch.class);
