@@ -5,6 +5,7 @@ import dev.baton.internal.Versions;
 import dev.baton.BatonOp;
 import dev.baton.internal.BatonPaths;
 import dev.baton.internal.Failures;
+import dev.baton.internal.Futures;
 import dev.baton.internal.Requests;
 import dev.baton.recipes.locks.Hold;
 import dev.baton.recipes.locks.InterProcessMutex;
@@ -24,6 +25,7 @@ import java.util.function.UnaryOperator;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.data.Stat;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The engine behind {@link DistributedAtomicLong} and {@link DistributedAtomicInteger}: read, compute, write
@@ -56,8 +58,8 @@ final class AtomicCore<T> {
     interface Codec<T> {
         byte[] encode(T value);
 
-        /** Decodes node data; empty data is the zero value. */
-        T decode(String path, byte[] data);
+        /** Decodes node data; null or empty data is the zero value. */
+        T decode(String path, byte @Nullable [] data);
 
         T zero();
     }
@@ -65,14 +67,15 @@ final class AtomicCore<T> {
     private final BatonClient client;
     private final String path;
     private final RetryPolicy retryPolicy;
-    private final PromotedToLock promotedToLock;
+    /** The mutex to fall back to; null for a counter that only ever tries optimistically. */
+    private final @Nullable PromotedToLock promotedToLock;
     private final Codec<T> codec;
     /** The quickest attempt (read and write) seen so far, in nanoseconds: the round trips without a queue. */
     private volatile long quickestAttemptNanos = Long.MAX_VALUE;
     /** What this instance last wrote with a version check, and when the write was confirmed; null if unknown. */
-    private volatile Written<T> lastWritten;
+    private volatile @Nullable Written<T> lastWritten;
 
-    AtomicCore(BatonClient client, String path, RetryPolicy retryPolicy, PromotedToLock promotedToLock,
+    AtomicCore(BatonClient client, String path, RetryPolicy retryPolicy, @Nullable PromotedToLock promotedToLock,
             Codec<T> codec) {
         this.client = Objects.requireNonNull(client, "client");
         this.path = BatonPaths.validate(Objects.requireNonNull(path, "path"));
@@ -130,7 +133,7 @@ final class AtomicCore<T> {
     // ---------------------------------------------------------------- the operations, written once
 
     /** What one read found: the value (0 when missing) and the node's stat, or null when it does not exist. */
-    private record Read<T>(T value, Stat stat) {
+    private record Read<T>(T value, @Nullable Stat stat) {
     }
 
     /** A value this instance wrote, the version the write gave the node, and the confirmation's time. */
@@ -165,19 +168,21 @@ final class AtomicCore<T> {
      * when blocking); once it is done (cancelled), no further attempt starts.
      */
     private CompletableFuture<AtomicValue<T>> update(UnaryOperator<T> change, boolean blocking,
-            CompletableFuture<?> caller) {
+            @Nullable CompletableFuture<?> caller) {
+        PromotedToLock promoted = promotedToLock;
         return retrying(change, retryPolicy, blocking, caller).thenCompose(result -> {
-            if (result.succeeded() || promotedToLock == null) {
+            if (result.succeeded() || promoted == null) {
                 return CompletableFuture.completedFuture(result);
             }
             // Writers that do not use the lock may still race with us: keep checking versions.
-            return underLock(blocking, caller, () -> retrying(change, promotedToLock.retryPolicy(), blocking, caller))
+            return underLock(promoted, blocking, caller, () -> retrying(change, promoted.retryPolicy(), blocking,
+                    caller))
                     .thenApply(locked -> locked != null ? locked : result); // no lock in time: the optimistic outcome
         });
     }
 
     private CompletableFuture<AtomicValue<T>> retrying(UnaryOperator<T> change, RetryPolicy policy, boolean blocking,
-            CompletableFuture<?> caller) {
+            @Nullable CompletableFuture<?> caller) {
         long start = System.nanoTime();
         int[] retryCount = {0}; // one attempt at a time: each round happens after the previous one
         AtomicReference<Written<T>> known = new AtomicReference<>(recentlyWritten(start));
@@ -222,7 +227,7 @@ final class AtomicCore<T> {
      * {@value #MAX_WRITES_FROM_MEMORY} writes in a row, as a client that never reads would win every race against
      * those that must (its write reaches the server a round trip sooner).
      */
-    private Written<T> recentlyWritten(long now) {
+    private @Nullable Written<T> recentlyWritten(long now) {
         Written<T> last = lastWritten;
         boolean usable = last != null && now - last.atNanos() < quickestAttemptNanos
                 && last.streak() < MAX_WRITES_FROM_MEMORY;
@@ -241,7 +246,8 @@ final class AtomicCore<T> {
     }
 
     /** Writes whatever the value is; always succeeds unless ZooKeeper fails. */
-    private CompletableFuture<AtomicValue<T>> forceSet(T newValue, boolean blocking, CompletableFuture<?> caller) {
+    private CompletableFuture<AtomicValue<T>> forceSet(T newValue, boolean blocking,
+            @Nullable CompletableFuture<?> caller) {
         byte[] data = codec.encode(newValue);
         return read(blocking).thenCompose(before -> {
             AtomicValue<T> done = new AtomicValue<>(true, before.value(), newValue);
@@ -322,14 +328,14 @@ final class AtomicCore<T> {
     }
 
     /**
-     * Runs {@code work} holding the {@link PromotedToLock} mutex, released afterwards.
+     * Runs {@code work} holding the {@code promoted} mutex, released afterwards.
      *
      * @return what {@code work} gave, or null if the mutex was not had within the configured time
      */
-    private <R> CompletableFuture<R> underLock(boolean blocking, CompletableFuture<?> caller,
-            Supplier<CompletableFuture<R>> work) {
-        InterProcessMutex mutex = new InterProcessMutex(client, promotedToLock.lockPath());
-        Optional<Duration> timeout = promotedToLock.timeout();
+    private <R> CompletableFuture<R> underLock(PromotedToLock promoted, boolean blocking,
+            @Nullable CompletableFuture<?> caller, Supplier<CompletableFuture<R>> work) {
+        InterProcessMutex mutex = new InterProcessMutex(client, promoted.lockPath());
+        Optional<Duration> timeout = promoted.timeout();
         if (blocking) {
             boolean locked;
             try {
@@ -357,7 +363,7 @@ final class AtomicCore<T> {
         }
         if (caller != null) {
             // A caller who gives up gives up the acquisition too (completing it with null withdraws it).
-            caller.whenComplete((v, e) -> acquiring.complete(null));
+            Futures.whenDone(caller, (v, e) -> acquiring.complete(null));
         }
         return acquiring.thenCompose(hold -> hold == null ? CompletableFuture.<R>completedFuture(null)
                 : guarded(work).whenComplete((r, e) -> hold.release()));
@@ -436,7 +442,7 @@ final class AtomicCore<T> {
      */
     private static <R> CompletableFuture<R> async(Function<CompletableFuture<R>, CompletableFuture<R>> operation) {
         CompletableFuture<R> caller = new CompletableFuture<>();
-        guarded(() -> operation.apply(caller)).whenComplete((value, error) -> {
+        Futures.whenDone(guarded(() -> operation.apply(caller)), (value, error) -> {
             if (error == null) {
                 caller.complete(value);
             } else {

@@ -6,6 +6,7 @@ import java.nio.ByteBuffer;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import org.apache.zookeeper.KeeperException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A counter shared by every process that uses the same path, changed atomically: each change reads the value,
@@ -340,7 +341,7 @@ public final class DistributedAtomicLong {
         }
 
         @Override
-        public Long decode(String path, byte[] data) {
+        public Long decode(String path, byte @Nullable [] data) {
             if (data == null || data.length == 0) {
                 return zero();
             }

@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Tells a distributed atomic counter to fall back to a lock when its optimistic attempts run out: it then takes
@@ -27,13 +28,14 @@ import java.util.concurrent.TimeUnit;
  */
 public final class PromotedToLock {
     private final String lockPath;
-    private final Duration timeout;
+    /** Null to wait as long as it takes. */
+    private final @Nullable Duration timeout;
     private final RetryPolicy retryPolicy;
 
-    private PromotedToLock(Builder builder) {
-        this.lockPath = builder.lockPath;
-        this.timeout = builder.timeout;
-        this.retryPolicy = builder.retryPolicy != null ? builder.retryPolicy : new RetryNTimes(0, 0);
+    private PromotedToLock(String lockPath, @Nullable Duration timeout, @Nullable RetryPolicy retryPolicy) {
+        this.lockPath = lockPath;
+        this.timeout = timeout;
+        this.retryPolicy = retryPolicy != null ? retryPolicy : new RetryNTimes(0, 0);
     }
 
     /** {@return a new builder} */
@@ -66,9 +68,10 @@ public final class PromotedToLock {
      * can be reused. Not thread-safe.
      */
     public static final class Builder {
-        private String lockPath;
-        private Duration timeout;
-        private RetryPolicy retryPolicy;
+        // Each null until set.
+        private @Nullable String lockPath;
+        private @Nullable Duration timeout;
+        private @Nullable RetryPolicy retryPolicy;
 
         private Builder() {
         }
@@ -125,13 +128,14 @@ public final class PromotedToLock {
          * @throws IllegalStateException if no lock path was set
          */
         public PromotedToLock build() {
-            if (lockPath == null) {
+            String path = lockPath;
+            if (path == null) {
                 throw new IllegalStateException("PromotedToLock needs a lockPath");
             }
-            return new PromotedToLock(this);
+            return new PromotedToLock(path, timeout, retryPolicy);
         }
 
-        private static void requireUnset(Object value, String option) {
+        private static void requireUnset(@Nullable Object value, String option) {
             if (value != null) {
                 throw new IllegalStateException(option + " is already set");
             }

@@ -1,5 +1,6 @@
 package dev.baton.recipes.barriers;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import dev.baton.BatonClient;
 import dev.baton.BatonOp;
 import dev.baton.Pathable;
@@ -29,11 +30,11 @@ abstract class BarrierCall {
     final boolean blocking;
     /** When a blocking call's waits give up; asynchronous calls are given up through {@link #giveUp()}. */
     final Deadline deadline;
-    /** The signals of this call's waits, so that giving up wakes them. Guarded by itself. */
+    /** The signals of this call's waits, so that giving up wakes them. */
+    @GuardedBy("signals")
     private final List<Signal> signals = new ArrayList<>();
+    @GuardedBy("signals")
     private boolean givenUp;
-    /** The outcome has set the phase. Guarded by the barrier. */
-    boolean settled;
 
     BarrierCall(BatonClient client, boolean blocking, Deadline deadline) {
         this.client = client;
@@ -140,6 +141,8 @@ abstract class BarrierCall {
     }
 
     /** What comes after {@code step}, given its value or its failure. */
+    // The nested future handle gives is flattened at once by thenCompose: nothing is ignored.
+    @SuppressWarnings("FutureReturnValueIgnored")
     static <T, R> CompletableFuture<R> then(CompletableFuture<T> step,
             BiFunction<? super T, Throwable, CompletableFuture<R>> next) {
         return step.handle(next).thenCompose(Function.identity());

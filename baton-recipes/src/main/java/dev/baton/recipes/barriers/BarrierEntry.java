@@ -2,28 +2,36 @@ package dev.baton.recipes.barriers;
 
 import dev.baton.internal.BatonPaths;
 import dev.baton.internal.Failures;
+import dev.baton.internal.Futures;
 import dev.baton.internal.Requests;
 import java.util.List;
+import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.data.Stat;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /** One {@code enter}: create our node (and the path, if new), then look and wait until {@code ready}. */
 final class BarrierEntry extends BarrierCall {
+    private static final Logger LOG = LoggerFactory.getLogger(BarrierEntry.class);
+
     private final DistributedDoubleBarrier barrier;
     private final String name = UUID.randomUUID().toString();
     private final Stat created = new Stat();
     private final Signal signal = newSignal();
     private final WatchScope watches = new WatchScope(client, signal);
-    private String path;
+    /** Our member node; null until created. */
+    private @Nullable String path;
     private long session;
     /** Our node is gone already (removed by us, or with the session): nothing to clean up. */
     private boolean nodeGone;
     /** The member list sent right behind our create, with the barrier node's stat in {@link #listedStat}. */
-    private CompletableFuture<List<String>> listedAhead;
+    private @Nullable CompletableFuture<List<String>> listedAhead;
     private final Stat listedStat = new Stat();
 
     BarrierEntry(DistributedDoubleBarrier barrier, boolean blocking, Deadline deadline) {
@@ -111,6 +119,11 @@ final class BarrierEntry extends BarrierCall {
         return outcome(true);
     }
 
+    /** Our member node: {@code look}, {@code woken} and {@code takeBack} run only once it is created. */
+    private String member() {
+        return Objects.requireNonNull(path, "the member node is created first");
+    }
+
     /**
      * Our node's name is ours alone (a random UUID), so it exists because an earlier try of this create reached
      * the server though its reply was lost: ours if our session owns it.
@@ -134,7 +147,7 @@ final class BarrierEntry extends BarrierCall {
             if (error != null) {
                 if (Failures.code(error) == KeeperException.Code.SESSIONEXPIRED) {
                     nodeGone = true; // and with it our node
-                    return failed(KeeperException.create(KeeperException.Code.SESSIONEXPIRED, path));
+                    return failed(KeeperException.create(KeeperException.Code.SESSIONEXPIRED, member()));
                 }
                 return failed(error);
             }
@@ -143,7 +156,7 @@ final class BarrierEntry extends BarrierCall {
             }
             if (!children.contains(name)) {
                 nodeGone = true;
-                return failed(barrier.memberNodeGone(path, session));
+                return failed(barrier.memberNodeGone(member(), session));
             }
             if (children.size() >= barrier.memberQty && parent.getPzxid() == created.getCzxid()) {
                 return barrier.createReady(this).thenApply(v -> true);
@@ -180,7 +193,7 @@ final class BarrierEntry extends BarrierCall {
     private CompletableFuture<Boolean> woken(boolean event) {
         if (!event) {
             watches.close(true);
-            return barrier.giveUpNode(this, path).thenApply(v -> {
+            return barrier.giveUpNode(this, member()).thenApply(v -> {
                 nodeGone = true;
                 return false;
             });
@@ -190,19 +203,20 @@ final class BarrierEntry extends BarrierCall {
         }
         if (barrier.sessionChanged(session)) {
             nodeGone = true;
-            return failed(barrier.memberNodeGone(path, session));
+            return failed(barrier.memberNodeGone(member(), session));
         }
         return again(); // a connection event: look again
     }
 
     /** Sets the phase from the outcome, and does not stay counted as a member unless through. */
-    private CompletableFuture<Boolean> finish(Boolean passed, Throwable error) {
+    private CompletableFuture<Boolean> finish(Boolean passed, @Nullable Throwable error) {
         boolean entered = error == null && passed;
-        barrier.settle(this, entered ? path : null, session);
+        String node = path;
+        barrier.settle(this, entered ? node : null, session);
         watches.close(!entered && !nodeGone);
-        if (!entered && path != null && !nodeGone) {
+        if (!entered && node != null && !nodeGone) {
             // Failed or interrupted: do not stay counted as a member.
-            barrier.deleteInBackground(path, session);
+            barrier.deleteInBackground(node, session);
         }
         return error != null ? failed(error) : outcome(passed);
     }
@@ -211,8 +225,13 @@ final class BarrierEntry extends BarrierCall {
     void takeBack() {
         barrier.releaseIfOwner(this);
         // Leave as a leave given up at once would: our node goes (with ready, if we are the last one).
-        BarrierExit exit = new BarrierExit(barrier, false, Deadline.NONE, path, session);
+        String node = member();
+        BarrierExit exit = new BarrierExit(barrier, false, Deadline.NONE, node, session);
         exit.giveUp();
-        exit.run();
+        Futures.whenDone(exit.run(), (left, error) -> {
+            if (error != null) { // the exit deletes the node in the background
+                LOG.debug("Barrier member {} taken back with a failure", node, Failures.unwrap(error));
+            }
+        });
     }
 }

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Watcher;
+import org.jspecify.annotations.Nullable;
 
 /** One {@code leave}: the lowest member goes last, the others at once (see {@link DistributedDoubleBarrier}'s class comment). */
 final class BarrierExit extends BarrierCall {
@@ -102,7 +103,7 @@ final class BarrierExit extends BarrierCall {
      * the client may not have its next session yet when we hear of it, so the list is asked for again shortly,
      * until it comes from the next session.
      */
-    private CompletableFuture<List<String>> members(Watcher watcher) {
+    private CompletableFuture<List<String>> members(@Nullable Watcher watcher) {
         return then(barrier.listMembers(this, watcher), (members, error) -> {
             if (error == null) {
                 return CompletableFuture.completedFuture(members);
@@ -140,7 +141,7 @@ final class BarrierExit extends BarrierCall {
         });
     }
 
-    private CompletableFuture<Boolean> finish(Boolean passed, Throwable error) {
+    private CompletableFuture<Boolean> finish(Boolean passed, @Nullable Throwable error) {
         barrier.settle(this, null, 0);
         watches.close(!done);
         if (!done && !deleted) {

@@ -1,8 +1,10 @@
 package dev.baton.recipes.barriers;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import dev.baton.BatonClient;
 import dev.baton.internal.BatonPaths;
 import dev.baton.internal.Failures;
+import dev.baton.internal.Futures;
 import dev.baton.internal.Requests;
 import java.util.Objects;
 import java.util.concurrent.CancellationException;
@@ -13,6 +15,7 @@ import java.util.concurrent.TimeoutException;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.WatchedEvent;
 import org.apache.zookeeper.Watcher;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A barrier that holds processes back while its node exists: {@link #setBarrier()} creates the node,
@@ -215,19 +218,22 @@ public final class DistributedBarrier {
     private final class Wait implements Watcher {
         final CompletableFuture<Void> result = new CompletableFuture<>();
         private final WatchScope watches = new WatchScope(client, this);
-        // Guarded by this.
         /** A read is in flight: its answer decides what comes next. */
+        @GuardedBy("this")
         private boolean reading;
         /** An event arrived while reading: the answer may be stale, so read again. */
+        @GuardedBy("this")
         private boolean eventWhileReading;
         /** The blocking caller's time ran out: the next answer that finds the node gives the wait up. */
+        @GuardedBy("this")
         private boolean timedOut;
         /** The watches are accounted for: nothing more happens. */
+        @GuardedBy("this")
         private boolean ended;
 
         Wait() {
             // Completed by anyone but this wait (cancel, or a caller's own complete/orTimeout): give up.
-            result.whenComplete((v, e) -> giveUp());
+            Futures.whenDone(result, (v, e) -> giveUp());
         }
 
         /** Starts a read unless one is in flight (its answer decides) or the wait is over. */
@@ -248,13 +254,13 @@ public final class DistributedBarrier {
                 watches.watching(barrierPath, Watcher.WatcherType.Data);
             }
             // getData, not exists: on a missing node it leaves no watch behind.
-            Requests.send(blocking, client.getData().usingWatcher(this), barrierPath)
-                    .whenComplete((data, error) -> answer(error));
+            Futures.whenDone(Requests.send(blocking, client.getData().usingWatcher(this), barrierPath),
+                    (data, error) -> answer(error));
         }
 
         /** What a read found decides: wait for the watch, read again, or end. */
-        private void answer(Throwable error) {
-            KeeperException.Code code = Failures.code(error);
+        private void answer(@Nullable Throwable error) {
+            KeeperException.Code code = error == null ? null : Failures.code(error);
             boolean again = false;
             synchronized (this) {
                 if (error == null && !result.isDone() && !timedOut) {

@@ -4,10 +4,12 @@ import static dev.baton.recipes.barriers.BarrierCall.done;
 import static dev.baton.recipes.barriers.BarrierCall.failed;
 import static dev.baton.recipes.barriers.BarrierCall.then;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import dev.baton.BatonClient;
 import dev.baton.BatonOp;
 import dev.baton.internal.BatonPaths;
 import dev.baton.internal.Failures;
+import dev.baton.internal.Futures;
 import dev.baton.internal.Requests;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -21,6 +23,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Watcher;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -127,11 +130,18 @@ public final class DistributedDoubleBarrier {
     final AtomicInteger failedWrites = new AtomicInteger();
 
     private final Object lock = new Object();
-    // Guarded by lock.
+    @GuardedBy("lock")
     private Phase phase = Phase.IDLE;
-    /** The call the phase belongs to: the one entering or leaving, or the enter that got through. */
-    private BarrierCall owner;
-    private String ourPath;
+    /** The call the phase belongs to: the one entering or leaving, or the enter that got through; else null. */
+    @GuardedBy("lock")
+    private @Nullable BarrierCall owner;
+    /** The outcome of {@code owner} has set the phase. */
+    @GuardedBy("lock")
+    private boolean ownerSettled;
+    /** Our member node while entered; else null. */
+    @GuardedBy("lock")
+    private @Nullable String ourPath;
+    @GuardedBy("lock")
     private long ourSession;
 
     /**
@@ -316,19 +326,20 @@ public final class DistributedDoubleBarrier {
      * @param maxWait the time limit, null for none
      * @param value the caller's value for the call's outcome (true: through; false: given up)
      */
-    private <T> CompletableFuture<T> startAsync(BarrierCall call, Duration maxWait, Function<Boolean, T> value) {
+    private <T> CompletableFuture<T> startAsync(BarrierCall call, @Nullable Duration maxWait,
+            Function<Boolean, T> value) {
         CompletableFuture<T> caller = new CompletableFuture<>();
-        caller.whenComplete((v, e) -> callerDone(call, caller));
+        Futures.whenDone(caller, (v, e) -> callerDone(call, caller));
         if (maxWait != null) {
             try { // on the client's scheduler: the JDK's delay thread would be one more thread
                 ScheduledFuture<?> timer = client.schedule(call::giveUp, maxWait);
-                caller.whenComplete((v, e) -> timer.cancel(false));
+                Futures.whenDone(caller, (v, e) -> timer.cancel(false));
             } catch (IllegalStateException e) {
                 caller.completeExceptionally(e); // client not started, or closed: the call never starts
                 return caller;
             }
         }
-        call.run().whenComplete((passed, error) -> {
+        Futures.whenDone(call.run(), (passed, error) -> {
             if (error != null) {
                 caller.completeExceptionally(Failures.unwrap(error));
             } else if (!caller.complete(value.apply(passed)) && passed) {
@@ -346,7 +357,7 @@ public final class DistributedDoubleBarrier {
         synchronized (lock) {
             // Once settled, the call completes the future only normally: an exceptional completion of a settled
             // call that still owns the phase (one that got through) is the caller's.
-            if (owner == call && (!call.settled || caller.isCompletedExceptionally())) {
+            if (owner == call && (!ownerSettled || caller.isCompletedExceptionally())) {
                 release();
             }
         }
@@ -359,12 +370,12 @@ public final class DistributedDoubleBarrier {
      * @param enteredPath the member node of an {@code enter} that got through; null otherwise (the instance is
      *     then free)
      */
-    void settle(BarrierCall call, String enteredPath, long session) {
+    void settle(BarrierCall call, @Nullable String enteredPath, long session) {
         synchronized (lock) {
-            call.settled = true;
             if (owner != call) {
                 return;
             }
+            ownerSettled = true;
             if (enteredPath != null) {
                 phase = Phase.ENTERED;
                 ourPath = enteredPath;
@@ -384,10 +395,12 @@ public final class DistributedDoubleBarrier {
         }
     }
 
-    /** Frees the instance: idle, no member node. Called holding the lock. */
+    /** Frees the instance: idle, no member node. */
+    @GuardedBy("lock")
     private void release() {
         phase = Phase.IDLE;
         owner = null;
+        ownerSettled = false;
         ourPath = null;
     }
 
@@ -401,6 +414,7 @@ public final class DistributedDoubleBarrier {
             }
             phase = Phase.ENTERING;
             owner = entry;
+            ownerSettled = false;
         }
         return entry;
     }
@@ -447,14 +461,16 @@ public final class DistributedDoubleBarrier {
                 throw new IllegalStateException("leave() on barrier " + barrierPath + " while "
                         + (phase == Phase.IDLE ? "not entered" : phase));
             }
-            BarrierExit exit = new BarrierExit(this, blocking, deadline, ourPath, ourSession);
+            BarrierExit exit = new BarrierExit(this, blocking, deadline,
+                    Objects.requireNonNull(ourPath, "an entered member has its node"), ourSession);
             phase = Phase.LEAVING;
             owner = exit;
+            ownerSettled = false;
             return exit;
         }
     }
 
-    CompletableFuture<List<String>> listMembers(BarrierCall call, Watcher watcher) {
+    CompletableFuture<List<String>> listMembers(BarrierCall call, @Nullable Watcher watcher) {
         return then(call.send(watcher == null ? client.getChildren() : client.getChildren().usingWatcher(watcher),
                 barrierPath), (children, error) -> {
                     if (error == null) {

@@ -5,6 +5,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.function.BooleanSupplier;
 import org.apache.zookeeper.WatchedEvent;
 import org.apache.zookeeper.Watcher;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The watcher that wakes a barrier call, and what the call waits on: a monitor for a blocking call
@@ -21,7 +22,7 @@ final class Signal implements Watcher {
     private boolean deleted;
     private boolean givenUp;
     /** The pending asynchronous wait, completed outside the monitor. */
-    private CompletableFuture<Boolean> next;
+    private @Nullable CompletableFuture<Boolean> next;
 
     @Override
     public void process(WatchedEvent event) {

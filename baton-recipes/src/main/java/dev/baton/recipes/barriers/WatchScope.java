@@ -1,11 +1,13 @@
 package dev.baton.recipes.barriers;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import dev.baton.BatonClient;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.WeakHashMap;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooKeeper;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Takes a barrier call's watch off the server when the call gives up.
@@ -22,13 +24,15 @@ import org.apache.zookeeper.ZooKeeper;
  * one at a time. The counts are thread-safe.
  */
 final class WatchScope {
-    /** Guarded by itself. Weak keys: a handle dropped after a session loss is forgotten. */
+    /** Weak keys: a handle dropped after a session loss is forgotten. */
+    @GuardedBy("ACTIVE")
     private static final Map<ZooKeeper, Map<String, Integer>> ACTIVE = new WeakHashMap<>();
 
     private final BatonClient client;
     private final Watcher watcher;
     private final Map<String, Watcher.WatcherType> watched = new HashMap<>();
-    private ZooKeeper handle;
+    /** The session's handle the watches belong to; null until the first. */
+    private @Nullable ZooKeeper handle;
 
     WatchScope(BatonClient client, Watcher watcher) {
         this.client = client;

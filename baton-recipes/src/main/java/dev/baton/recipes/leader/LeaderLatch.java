@@ -1,9 +1,12 @@
 package dev.baton.recipes.leader;
 
+import com.google.errorprone.annotations.CanIgnoreReturnValue;
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import dev.baton.BatonClient;
 import dev.baton.internal.BatonPaths;
 import dev.baton.internal.ErrorSink;
 import dev.baton.internal.Failures;
+import dev.baton.internal.Futures;
 import dev.baton.internal.Lifecycle;
 import dev.baton.internal.ListenerContainer;
 import dev.baton.internal.Monitor;
@@ -21,11 +24,13 @@ import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.WatchedEvent;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.data.Stat;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -66,9 +71,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Thread-safe. Holds no thread: it is driven by ZooKeeper callbacks and watch events.
  *
- * <p>Why one file of some 600 lines: a quarter of it is the public API's documentation, and the rest is one state
- * machine (queue, confirm, watch, lead) whose steps all read and write the same few fields under one lock;
- * split apart, each part would need all of them.
+ * <p>Why one file: much of it is the public API's documentation, and the rest is one state machine (queue,
+ * confirm, watch, lead) whose steps all read and write the same few fields under one lock; split apart, each part
+ * would need all of them.
  */
 public final class LeaderLatch implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(LeaderLatch.class);
@@ -105,28 +110,40 @@ public final class LeaderLatch implements AutoCloseable {
     private final Watcher watchedWatcher = this::watchedChanged;
     private final Watcher ownNodeWatcher = this::ownNodeChanged;
 
-    // Guarded by lock.
+    @GuardedBy("lock")
     private long generation;
-    private String ourPath;
+    /** Our node; null until the create's reply, and once the node is deleted or gone. */
+    @GuardedBy("lock")
+    private @Nullable String ourPath;
+    @GuardedBy("lock")
     private long ourSession;
+    @GuardedBy("lock")
     private long ourCzxid;
-    private String watchedPath;
+    /** The node ahead of ours that we watch; null when none. */
+    @GuardedBy("lock")
+    private @Nullable String watchedPath;
     /** The watched node is the only one ahead of ours: its deletion makes us leader. */
+    @GuardedBy("lock")
     private boolean leadsWhenWatchedGoes;
     /**
      * With the first node of our listing watched from third in line: the node between, the only one that can
      * still be ahead of ours once the watched node goes (we then wait for it without listing). Otherwise null.
      */
-    private String onlyOtherAhead;
+    @GuardedBy("lock")
+    private @Nullable String onlyOtherAhead;
     /** The listing sent with the create, when it came back before the create's reply was handled; else null. */
-    private List<String> earlyListing;
+    @GuardedBy("lock")
+    private @Nullable List<String> earlyListing;
     /**
      * The latest create: done once its reply is handled, and for a create that answered a latch already closed (or
      * reset), once the node it made is deleted. Null before the first.
      */
-    private CompletableFuture<Void> createInFlight;
+    @GuardedBy("lock")
+    private @Nullable CompletableFuture<Void> createInFlight;
+    @GuardedBy("lock")
     private boolean leader;
     /** The futures of {@link #awaitAsync()} not completed yet. */
+    @GuardedBy("lock")
     private final List<CompletableFuture<Void>> leadershipWaiters = new ArrayList<>();
 
     /**
@@ -204,53 +221,53 @@ public final class LeaderLatch implements AutoCloseable {
             deleteNode(old);
         }
         Stat stat = new Stat();
-        client.create().creatingParentContainersIfNeeded().withProtection()
+        CompletableFuture<String> created = client.create().creatingParentContainersIfNeeded().withProtection()
                 .withMode(CreateMode.EPHEMERAL_SEQUENTIAL).storingStatIn(stat)
-                .forPathAsync(BatonPaths.makePath(latchPath, NODE_NAME), idBytes)
-                .whenComplete((path, error) -> {
-                    if (error != null) {
-                        attempt.complete(null);
-                        // Connection trouble: RECONNECTED will queue again. Anything else is reported.
-                        if (!isConnectionProblem(error)) {
-                            LOG.error("LeaderLatch {} could not create its node", latchPath, Failures.unwrap(error));
-                            ErrorSink.report(client, "LeaderLatch " + latchPath + " could not create its node",
-                                    Failures.unwrap(error));
-                        }
-                        return;
-                    }
-                    boolean current;
-                    List<String> listing = null;
-                    synchronized (lock) {
-                        current = lifecycle.isStarted() && gen == generation;
-                        if (current) {
-                            ourPath = path;
-                            ourSession = stat.getEphemeralOwner();
-                            ourCzxid = stat.getCzxid();
-                            listing = earlyListing;
-                            earlyListing = null;
-                        }
-                    }
-                    if (!current) { // closed or reset while the create was in flight
-                        deleteNode(path).whenComplete((v, e) -> attempt.complete(null));
-                        return;
-                    }
-                    attempt.complete(null);
-                    // Watch our own node too: if someone deletes it (or the whole latch path), a leader
-                    // must stop leading at once, not when it next reconnects. One request per join; a read,
-                    // not exists, so a node deleted meanwhile leaves no watch behind.
-                    client.getData().usingWatcher(ownNodeWatcher).forPathAsync(path).whenComplete((d, e) -> {
-                        if (Failures.code(e) == KeeperException.Code.NONODE) {
-                            ownNodeChanged(new WatchedEvent(Watcher.Event.EventType.NodeDeleted,
-                                    Watcher.Event.KeeperState.SyncConnected, path));
-                        }
-                    });
-                    if (listing != null) {
-                        firstListing(gen, listing);
-                    }
-                });
+                .forPathAsync(BatonPaths.makePath(latchPath, NODE_NAME), idBytes);
+        Futures.whenDone(created, (path, error) -> {
+            if (error != null) {
+                attempt.complete(null);
+                // Connection trouble: RECONNECTED will queue again. Anything else is reported.
+                if (!isConnectionProblem(error)) {
+                    LOG.error("LeaderLatch {} could not create its node", latchPath, Failures.unwrap(error));
+                    ErrorSink.report(client, "LeaderLatch " + latchPath + " could not create its node",
+                            Failures.unwrap(error));
+                }
+                return;
+            }
+            boolean current;
+            List<String> listing = null;
+            synchronized (lock) {
+                current = lifecycle.isStarted() && gen == generation;
+                if (current) {
+                    ourPath = path;
+                    ourSession = stat.getEphemeralOwner();
+                    ourCzxid = stat.getCzxid();
+                    listing = earlyListing;
+                    earlyListing = null;
+                }
+            }
+            if (!current) { // closed or reset while the create was in flight
+                Futures.whenDone(deleteNode(path), (v, e) -> attempt.complete(null));
+                return;
+            }
+            attempt.complete(null);
+            // Watch our own node too: if someone deletes it (or the whole latch path), a leader
+            // must stop leading at once, not when it next reconnects. One request per join; a read,
+            // not exists, so a node deleted meanwhile leaves no watch behind.
+            Futures.whenDone(client.getData().usingWatcher(ownNodeWatcher).forPathAsync(path), (d, e) -> {
+                if (Failures.code(e) == KeeperException.Code.NONODE) {
+                    ownNodeChanged(new WatchedEvent(Watcher.Event.EventType.NodeDeleted,
+                            Watcher.Event.KeeperState.SyncConnected, path));
+                }
+            });
+            if (listing != null) {
+                firstListing(gen, listing);
+            }
+        });
         // Pipelined behind the create: ZooKeeper answers one session's requests in order, so the listing already
         // shows our node and joining takes one round trip, not two.
-        client.getChildren().forPathAsync(latchPath).whenComplete((children, error) -> firstListing(gen,
+        Futures.whenDone(client.getChildren().forPathAsync(latchPath), (children, error) -> firstListing(gen,
                 error == null ? children : List.of()));
     }
 
@@ -280,7 +297,7 @@ public final class LeaderLatch implements AutoCloseable {
 
     /** Lists the queue and leads, or watches a node ahead of ours (see the class comment for which). */
     private void checkLeadership(long gen) {
-        client.getChildren().forPathAsync(latchPath).whenComplete((children, error) -> {
+        Futures.whenDone(client.getChildren().forPathAsync(latchPath), (children, error) -> {
             if (error == null) {
                 decide(gen, children);
                 return;
@@ -345,13 +362,13 @@ public final class LeaderLatch implements AutoCloseable {
      * If it is the only node ahead ({@code leadsWhenGone}), its deletion makes us leader; if {@code then} is the
      * only other one, its deletion makes us wait for {@code then}; otherwise it makes us list the queue again.
      */
-    private void watchAhead(long gen, String node, boolean leadsWhenGone, String then) {
+    private void watchAhead(long gen, String node, boolean leadsWhenGone, @Nullable String then) {
         synchronized (lock) {
             watchedPath = node;
             leadsWhenWatchedGoes = leadsWhenGone;
             onlyOtherAhead = then;
         }
-        client.getData().usingWatcher(watchedWatcher).forPathAsync(node).whenComplete((data, error) -> {
+        Futures.whenDone(client.getData().usingWatcher(watchedWatcher).forPathAsync(node), (data, error) -> {
             if (Failures.code(error) == KeeperException.Code.NONODE) {
                 watchedGone(gen, node); // gone before the watch was set
             }
@@ -440,7 +457,7 @@ public final class LeaderLatch implements AutoCloseable {
                     enqueue();
                     return;
                 }
-                client.checkExists().forPathAsync(path).whenComplete((stat, error) -> {
+                Futures.whenDone(client.checkExists().forPathAsync(path), (stat, error) -> {
                     if (error != null) {
                         return; // the next RECONNECTED tries again
                     }
@@ -479,7 +496,11 @@ public final class LeaderLatch implements AutoCloseable {
                 : LeaderLatchListener::notLeader));
     }
 
-    /** Deletes a node of ours, retried in the background until done; the future completes after the first try. */
+    /**
+     * Deletes a node of ours, retried in the background until done; the future completes after the first try and
+     * never fails, so a caller that need not know when may ignore it.
+     */
+    @CanIgnoreReturnValue
     private CompletableFuture<Void> deleteNode(String path) {
         return client.delete().guaranteed().quietly().forPathAsync(path).exceptionally(e -> null);
     }
@@ -495,7 +516,10 @@ public final class LeaderLatch implements AutoCloseable {
             if (lifecycle.isStarted() && !leader) {
                 Requests.requireNotEventThread(client, "wait for the leadership of " + latchPath);
             }
-            lock.await(() -> !lifecycle.isStarted() || leader);
+            // Monitor.await runs the condition holding the lock; GuardedBy cannot follow the lambda there.
+            @SuppressWarnings("GuardedBy")
+            BooleanSupplier leadsOrStopped = () -> !lifecycle.isStarted() || leader;
+            lock.await(leadsOrStopped);
             lifecycle.requireStarted();
         }
     }
@@ -520,7 +544,10 @@ public final class LeaderLatch implements AutoCloseable {
             if (lifecycle.isStarted() && !leader && timeout > 0) {
                 Requests.requireNotEventThread(client, "wait for the leadership of " + latchPath);
             }
-            if (!lock.await(() -> !lifecycle.isStarted() || leader, deadline)) {
+            // Monitor.await runs the condition holding the lock; GuardedBy cannot follow the lambda there.
+            @SuppressWarnings("GuardedBy")
+            BooleanSupplier leadsOrStopped = () -> !lifecycle.isStarted() || leader;
+            if (!lock.await(leadsOrStopped, deadline)) {
                 return false;
             }
             lifecycle.requireStarted();
@@ -547,9 +574,9 @@ public final class LeaderLatch implements AutoCloseable {
             }
             leadershipWaiters.add(led);
         }
-        led.whenComplete((v, e) -> {
+        Futures.whenDone(led, (v, e) -> {
             synchronized (lock) {
-                leadershipWaiters.remove(led); // cancelled, or failed by close: forget it
+                leadershipWaiters.removeIf(waiter -> waiter == led); // cancelled, or failed by close: forget it
             }
         });
         return led;
@@ -585,7 +612,7 @@ public final class LeaderLatch implements AutoCloseable {
     }
 
     /** {@return the path of this latch's node, or null before it is created} */
-    public String getOurPath() {
+    public @Nullable String getOurPath() {
         synchronized (lock) {
             return ourPath;
         }

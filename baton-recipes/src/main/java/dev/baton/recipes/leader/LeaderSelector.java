@@ -1,8 +1,10 @@
 package dev.baton.recipes.leader;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import dev.baton.BatonClient;
 import dev.baton.internal.BatonPaths;
 import dev.baton.internal.Failures;
+import dev.baton.internal.Futures;
 import dev.baton.internal.Lifecycle;
 import dev.baton.internal.Requests;
 import dev.baton.recipes.locks.Hold;
@@ -23,6 +25,7 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.zookeeper.KeeperException;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -66,18 +69,29 @@ public final class LeaderSelector implements AutoCloseable {
     private final LeaderSelectorListener listener;
     private final ConnectionStateListener connectionListener = this::connectionStateChanged;
 
-    // Guarded by lock.
+    @GuardedBy("lock")
     private String id = "";
+    @GuardedBy("lock")
     private boolean autoRequeue;
+    @GuardedBy("lock")
     private boolean queued;
-    private CompletableFuture<Hold> attempt;
-    /** The mutex {@code attempt} came from (one per turn), to give the attempt up. */
-    private InterProcessMutex attemptMutex;
-    private Hold hold;
-    private Thread leaderThread;
+    /** The acquisition of the turn queued; null when not waiting for the lock. */
+    @GuardedBy("lock")
+    private @Nullable CompletableFuture<Hold> attempt;
+    /** The mutex {@code attempt} came from (one per turn), to give the attempt up; null before the first turn. */
+    @GuardedBy("lock")
+    private @Nullable InterProcessMutex attemptMutex;
+    /** The hold of the lock while leading; else null. */
+    @GuardedBy("lock")
+    private @Nullable Hold hold;
+    /** The thread running {@code takeLeadership}; else null. */
+    @GuardedBy("lock")
+    private @Nullable Thread leaderThread;
+    @GuardedBy("lock")
     private boolean interruptRequested;
     /** The future of the turn queued or under way (see {@link #requeueAsync()}); null when not queued. */
-    private CompletableFuture<Void> turn;
+    @GuardedBy("lock")
+    private @Nullable CompletableFuture<Void> turn;
 
     /**
      * A selector whose {@code takeLeadership} runs on the shared pool.
@@ -152,7 +166,7 @@ public final class LeaderSelector implements AutoCloseable {
      * @throws IllegalStateException if already started or closed
      */
     public void start() {
-        startAsync();
+        join(); // the turn's outcome is logged where it arises; start() has no one to hand it to
     }
 
     /**
@@ -163,9 +177,13 @@ public final class LeaderSelector implements AutoCloseable {
      * @throws IllegalStateException if already started or closed
      */
     public CompletableFuture<Void> startAsync() {
+        return join().turn();
+    }
+
+    private Queued join() {
         lifecycle.start();
         client.getConnectionStateListenable().addListener(connectionListener);
-        return enqueue().turn();
+        return enqueue();
     }
 
     /**
@@ -209,7 +227,7 @@ public final class LeaderSelector implements AutoCloseable {
         synchronized (lock) {
             lifecycle.requireStarted();
             if (queued) {
-                return new Queued(false, turn);
+                return new Queued(false, Objects.requireNonNull(turn, "a queued selector has a turn"));
             }
             queued = true;
             InterProcessMutex mutex = new InterProcessMutex(client, leaderPath, id.getBytes(StandardCharsets.UTF_8));
@@ -218,12 +236,12 @@ public final class LeaderSelector implements AutoCloseable {
             started = attempt;
             turn = newTurn;
         }
-        newTurn.whenComplete((v, e) -> {
+        Futures.whenDone(newTurn, (v, e) -> {
             if (newTurn.isCancelled()) {
                 turnCancelled(newTurn);
             }
         });
-        started.whenComplete(this::acquired);
+        Futures.whenDone(started, this::acquired);
         return new Queued(true, newTurn);
     }
 
@@ -248,7 +266,7 @@ public final class LeaderSelector implements AutoCloseable {
         }
     }
 
-    private void acquired(Hold acquired, Throwable error) {
+    private void acquired(@Nullable Hold acquired, @Nullable Throwable error) {
         CompletableFuture<Void> over;
         synchronized (lock) {
             attempt = null;
@@ -312,7 +330,7 @@ public final class LeaderSelector implements AutoCloseable {
      * Releases the lock, completes the turn's future and, with auto-requeue, queues again behind everyone already
      * waiting.
      */
-    private void endLeadership(Throwable failure) {
+    private void endLeadership(@Nullable Throwable failure) {
         Hold ended;
         boolean again;
         CompletableFuture<Void> over;
@@ -481,7 +499,8 @@ public final class LeaderSelector implements AutoCloseable {
         client.getConnectionStateListenable().removeListener(connectionListener);
         if (pending != null) {
             // Gives the attempt up; if it won meanwhile, it is released here (and acquired() finds it released).
-            Requests.awaitAtClose(client, pendingMutex.giveUpAsync(pending));
+            Requests.awaitAtClose(client, Objects.requireNonNull(pendingMutex, "an attempt has its mutex")
+                    .giveUpAsync(pending));
         } else if (leading != null) {
             Requests.awaitAtClose(client, leading);
         }

@@ -8,6 +8,8 @@ package dev.baton.recipes.locks;
 public interface HoldListener {
 
     /**
+     * Called with the new state of a hold, in order for one lock.
+     *
      * @param hold the hold whose state changed
      * @param state the new state
      */

@@ -1,16 +1,20 @@
 package dev.baton.recipes.locks;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import dev.baton.BatonClient;
-import dev.baton.listen.Listenable;
+import dev.baton.internal.Futures;
 import dev.baton.internal.ListenerContainer;
+import dev.baton.listen.Listenable;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.apache.zookeeper.KeeperException;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -154,9 +158,11 @@ public final class InterProcessMultiLock implements InterProcessLock {
         private final long timeoutNanos;
         private final long deadline;
         private final CompletableFuture<Hold> result = new CompletableFuture<>();
-        // Guarded by this.
+        @GuardedBy("this")
         private final List<Hold> taken = new ArrayList<>();
-        private CompletableFuture<Hold> current;
+        /** The attempt in progress; null before the first starts. */
+        @GuardedBy("this")
+        private @Nullable CompletableFuture<Hold> current;
 
         AsyncAcquire(List<InterProcessMutex> mutexes, long timeoutNanos) {
             this.mutexes = mutexes;
@@ -165,7 +171,7 @@ public final class InterProcessMultiLock implements InterProcessLock {
         }
 
         CompletableFuture<Hold> start() {
-            result.whenComplete((hold, error) -> {
+            Futures.whenDone(result, (hold, error) -> {
                 if (hold == null) {
                     giveUp(); // timed out, failed, cancelled, or completed with null by the caller
                 }
@@ -195,7 +201,7 @@ public final class InterProcessMultiLock implements InterProcessLock {
             if (result.isDone()) {
                 attempt.complete(null); // given up meanwhile
             }
-            attempt.whenComplete((hold, error) -> {
+            Futures.whenDone(attempt, (hold, error) -> {
                 if (error != null) {
                     result.completeExceptionally(error);
                 } else if (hold == null) {
@@ -270,14 +276,11 @@ public final class InterProcessMultiLock implements InterProcessLock {
             return worst;
         }
 
+        /** {@return the shortest {@link Hold#safeFor()} of the holds} */
         @Override
         public Duration safeFor() {
-            Duration min = null;
-            for (Hold hold : holds) {
-                Duration d = hold.safeFor();
-                min = min == null || d.compareTo(min) < 0 ? d : min;
-            }
-            return min;
+            // Never empty: there is a hold of each lock, and a multi-lock has at least one.
+            return holds.stream().map(Hold::safeFor).min(Comparator.naturalOrder()).orElseThrow();
         }
 
         @Override
@@ -387,12 +390,8 @@ public final class InterProcessMultiLock implements InterProcessLock {
     /** {@return the shortest {@link InterProcessLock#safeFor()} of the locks} */
     @Override
     public Duration safeFor() {
-        Duration min = null;
-        for (InterProcessLock lock : locks) {
-            Duration d = lock.safeFor();
-            min = min == null || d.compareTo(min) < 0 ? d : min;
-        }
-        return min;
+        // Never empty: the constructors reject an empty list.
+        return locks.stream().map(InterProcessLock::safeFor).min(Comparator.naturalOrder()).orElseThrow();
     }
 
     /** {@return listeners told when a hold of any of the locks may be lost, is lost, or is confirmed again} */

@@ -2,6 +2,7 @@ package dev.baton.recipes.locks;
 
 import dev.baton.BatonClient;
 import dev.baton.internal.BatonPaths;
+import dev.baton.internal.Futures;
 import dev.baton.listen.Listenable;
 import java.time.Duration;
 import java.util.Collection;
@@ -13,6 +14,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.apache.zookeeper.KeeperException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A re-entrant mutex shared by processes: a thread that holds it may acquire it again, and must release it as
@@ -49,7 +51,8 @@ public final class InterProcessMutex implements InterProcessLock, Revocable<Inte
     private final Map<Hold, Boolean> asyncHolds = new ConcurrentHashMap<>();
     /** Each waiting {@link #acquireAsync()} acquisition, with its attempt's {@link LockAttempt#cleaned()}. */
     private final Map<CompletableFuture<Hold>, CompletableFuture<Void>> cleanups = new ConcurrentHashMap<>();
-    private volatile Revocation<InterProcessMutex> revocation;
+    /** Null until {@link #makeRevocable} is called. */
+    private volatile @Nullable Revocation<InterProcessMutex> revocation;
 
     private static final class Owned {
         final Hold hold;
@@ -199,6 +202,8 @@ public final class InterProcessMutex implements InterProcessLock, Revocable<Inte
      */
     public CompletableFuture<Void> giveUpAsync(CompletableFuture<Hold> acquisition) {
         Objects.requireNonNull(acquisition, "acquisition");
+        // Looked up by identity, which is CompletableFuture's equality: the very future acquireAsync returned.
+        @SuppressWarnings("CollectionUndefinedEquality")
         CompletableFuture<Void> cleaned = cleanups.get(acquisition); // kept until the acquisition is clean
         if (cleaned == null && !acquisition.isDone()) {
             throw new IllegalArgumentException("acquisition was not returned by acquireAsync of the mutex "
@@ -213,12 +218,14 @@ public final class InterProcessMutex implements InterProcessLock, Revocable<Inte
         return cleaned != null ? cleaned.copy() : CompletableFuture.completedFuture(null);
     }
 
+    // cleanups is keyed by identity, which is CompletableFuture's equality: the very future returned here.
+    @SuppressWarnings("CollectionUndefinedEquality")
     private CompletableFuture<Hold> start(long timeoutNanos) {
         LockAttempt attempt = queue.attempt(nodeData, drivers.get());
         CompletableFuture<Hold> tracked = track(attempt.start(timeoutNanos));
         CompletableFuture<Void> cleaned = attempt.cleaned();
         cleanups.put(tracked, cleaned);
-        tracked.whenComplete((hold, error) -> cleaned.whenComplete((v, e) -> cleanups.remove(tracked)));
+        Futures.whenDone(tracked, (hold, error) -> Futures.whenDone(cleaned, (v, e) -> cleanups.remove(tracked)));
         return tracked;
     }
 
@@ -228,7 +235,7 @@ public final class InterProcessMutex implements InterProcessLock, Revocable<Inte
      */
     private CompletableFuture<Hold> track(CompletableFuture<Hold> attempt) {
         CompletableFuture<Hold> tracked = new CompletableFuture<>();
-        attempt.whenComplete((hold, error) -> {
+        Futures.whenDone(attempt, (hold, error) -> {
             if (error != null) {
                 tracked.completeExceptionally(error);
             } else if (hold == null) {
@@ -242,7 +249,7 @@ public final class InterProcessMutex implements InterProcessLock, Revocable<Inte
                 }
             }
         });
-        tracked.whenComplete((hold, error) -> {
+        Futures.whenDone(tracked, (hold, error) -> {
             if (hold == null && error == null) {
                 attempt.complete(null);
             }
@@ -337,7 +344,7 @@ public final class InterProcessMutex implements InterProcessLock, Revocable<Inte
     }
 
     /** The node of the calling thread's hold, or null if the thread does not hold the lock. */
-    String ownedNodePath() {
+    @Nullable String ownedNodePath() {
         Owned owned = owners.get(Thread.currentThread());
         return owned != null && owned.hold.isHeld() ? owned.hold.nodePath() : null;
     }

@@ -2,6 +2,7 @@ package dev.baton.recipes.locks;
 
 import dev.baton.BatonClient;
 import dev.baton.internal.Failures;
+import dev.baton.internal.Futures;
 import dev.baton.listen.Listenable;
 import java.time.Duration;
 import java.util.Objects;
@@ -70,7 +71,7 @@ public final class InterProcessSemaphoreMutex implements InterProcessLock {
     public CompletableFuture<Boolean> acquireAsync() {
         CompletableFuture<Lease> attempt = semaphore.acquireAsync();
         CompletableFuture<Boolean> acquired = new CompletableFuture<>();
-        attempt.whenComplete((got, error) -> {
+        Futures.whenDone(attempt, (got, error) -> {
             if (error != null) {
                 acquired.completeExceptionally(Failures.unwrap(error));
             } else if (got == null) {
@@ -84,7 +85,7 @@ public final class InterProcessSemaphoreMutex implements InterProcessLock {
                 }
             }
         });
-        acquired.whenComplete((ok, error) -> {
+        Futures.whenDone(acquired, (ok, error) -> {
             if (Boolean.FALSE.equals(ok)) {
                 attempt.complete(null);
             }

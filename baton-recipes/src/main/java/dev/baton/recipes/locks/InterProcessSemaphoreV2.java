@@ -1,8 +1,10 @@
 package dev.baton.recipes.locks;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import dev.baton.BatonClient;
 import dev.baton.internal.BatonPaths;
 import dev.baton.internal.Failures;
+import dev.baton.internal.Futures;
 import dev.baton.listen.Listenable;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -12,6 +14,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.zookeeper.KeeperException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A counting semaphore shared by processes: at most {@code maxLeases} leases are out at any time, across every
@@ -89,7 +92,8 @@ public final class InterProcessSemaphoreV2 implements Revocable<Lease> {
     private final LockQueue.Driver lockFree;
     private final LockQueue.Driver underMutex;
     private final CuratorPresence curatorPresence;
-    private volatile Revocation<Lease> revocation;
+    /** Null until {@link #makeRevocable} is called. */
+    private volatile @Nullable Revocation<Lease> revocation;
 
     /**
      * @param client the client
@@ -129,9 +133,10 @@ public final class InterProcessSemaphoreV2 implements Revocable<Lease> {
     /** Holds when fewer than {@code max} nodes are ahead; otherwise watches the {@code max} nodes just ahead. */
     private final class Window implements LockQueue.Driver {
         private final int max;
-        private final String curatorLocks;
+        /** The path of Curator's mutex, to look for Curator clients there before waiting; null not to look. */
+        private final @Nullable String curatorLocks;
 
-        Window(int max, String curatorLocks) {
+        Window(int max, @Nullable String curatorLocks) {
             this.max = max;
             this.curatorLocks = curatorLocks;
         }
@@ -147,7 +152,7 @@ public final class InterProcessSemaphoreV2 implements Revocable<Lease> {
         }
 
         @Override
-        public CompletableFuture<Boolean> withdrawBeforeWaiting() {
+        public @Nullable CompletableFuture<Boolean> withdrawBeforeWaiting() {
             return curatorLocks == null ? null : curatorPresence.check();
         }
     }
@@ -164,7 +169,9 @@ public final class InterProcessSemaphoreV2 implements Revocable<Lease> {
     private final class CuratorPresence implements org.apache.zookeeper.Watcher {
         private final String locksPath;
         /** Bumped by every event of the watch: an answer from before an event must not be cached. */
+        @GuardedBy("this")
         private long generation;
+        @GuardedBy("this")
         private boolean knownAbsent;
 
         CuratorPresence(String locksPath) {
@@ -179,13 +186,12 @@ public final class InterProcessSemaphoreV2 implements Revocable<Lease> {
                 }
                 gen = generation;
             }
-            return client.getChildren().usingWatcher(this).forPathAsync(locksPath).handle((children, error) -> {
-                if (children != null) {
-                    if (children.isEmpty()) {
-                        cache(gen);
-                    }
-                    return CompletableFuture.completedFuture(!children.isEmpty());
+            return client.getChildren().usingWatcher(this).forPathAsync(locksPath).thenApply(children -> {
+                if (children.isEmpty()) {
+                    cache(gen);
                 }
+                return !children.isEmpty();
+            }).exceptionallyCompose(error -> {
                 if (Failures.code(error) != KeeperException.Code.NONODE) {
                     return CompletableFuture.completedFuture(false);
                 }
@@ -196,7 +202,7 @@ public final class InterProcessSemaphoreV2 implements Revocable<Lease> {
                     }
                     return false;
                 });
-            }).thenCompose(f -> f);
+            });
         }
 
         private synchronized void cache(long gen) {
@@ -220,7 +226,8 @@ public final class InterProcessSemaphoreV2 implements Revocable<Lease> {
      * @throws InterruptedException if interrupted while waiting; nothing of the attempt stays on the server
      */
     public Lease acquire() throws KeeperException, InterruptedException {
-        return await(acquireNanos(1, -1)).iterator().next();
+        return Objects.requireNonNull(await(acquireNanos(1, -1)), "no deadline: the wait ends with the lease")
+                .iterator().next();
     }
 
     /**
@@ -233,7 +240,8 @@ public final class InterProcessSemaphoreV2 implements Revocable<Lease> {
      * @throws InterruptedException if interrupted while waiting; nothing of the attempt stays on the server
      */
     public Collection<Lease> acquire(int qty) throws KeeperException, InterruptedException {
-        return await(acquireNanos(checkQty(qty), -1));
+        return Objects.requireNonNull(await(acquireNanos(checkQty(qty), -1)),
+                "no deadline: the wait ends with the leases");
     }
 
     /**
@@ -246,7 +254,7 @@ public final class InterProcessSemaphoreV2 implements Revocable<Lease> {
      * @throws KeeperException if ZooKeeper fails in a way retries did not fix
      * @throws InterruptedException if interrupted while waiting
      */
-    public Lease acquire(long time, TimeUnit unit) throws KeeperException, InterruptedException {
+    public @Nullable Lease acquire(long time, TimeUnit unit) throws KeeperException, InterruptedException {
         Collection<Lease> got = await(acquireNanos(1, timeoutNanos(time, unit)));
         return got == null ? null : got.iterator().next();
     }
@@ -262,7 +270,7 @@ public final class InterProcessSemaphoreV2 implements Revocable<Lease> {
      * @throws KeeperException if ZooKeeper fails in a way retries did not fix
      * @throws InterruptedException if interrupted while waiting
      */
-    public Collection<Lease> acquire(int qty, long time, TimeUnit unit) throws KeeperException,
+    public @Nullable Collection<Lease> acquire(int qty, long time, TimeUnit unit) throws KeeperException,
             InterruptedException {
         return await(acquireNanos(checkQty(qty), timeoutNanos(time, unit)));
     }
@@ -364,7 +372,7 @@ public final class InterProcessSemaphoreV2 implements Revocable<Lease> {
 
     private static CompletableFuture<Lease> single(CompletableFuture<Collection<Lease>> many) {
         CompletableFuture<Lease> one = many.thenApply(got -> got == null ? null : got.iterator().next());
-        one.whenComplete((lease, error) -> {
+        Futures.whenDone(one, (lease, error) -> {
             if (lease == null && error == null) {
                 many.complete(null); // the caller gave up
             }
@@ -373,7 +381,7 @@ public final class InterProcessSemaphoreV2 implements Revocable<Lease> {
     }
 
     /** Waits for an acquisition; on interrupt gives it up (its nodes are deleted) and rethrows. */
-    private Collection<Lease> await(CompletableFuture<Collection<Lease>> acquisition)
+    private @Nullable Collection<Lease> await(CompletableFuture<Collection<Lease>> acquisition)
             throws KeeperException, InterruptedException {
         return LockQueue.await(client, acquisition, leases -> leases.forEach(Lease::close));
     }
@@ -386,7 +394,7 @@ public final class InterProcessSemaphoreV2 implements Revocable<Lease> {
         Acquisition acquisition = new Acquisition(qty, timeoutNanos);
         Revocation<Lease> revocable = revocation;
         if (revocable != null) {
-            acquisition.result.thenAccept(got -> {
+            Futures.whenDone(acquisition.result, (got, error) -> {
                 if (got != null) {
                     got.forEach(lease -> revocable.follow(client, lease.getNodePath(), lease));
                 }
@@ -424,19 +432,21 @@ public final class InterProcessSemaphoreV2 implements Revocable<Lease> {
 
     private final class Acquisition {
         final CompletableFuture<Collection<Lease>> result = new CompletableFuture<>();
+        @GuardedBy("this")
         private final List<Lease> taken = new ArrayList<>();
         private final AtomicReference<CompletableFuture<Hold>> current = new AtomicReference<>();
         private final int qty;
         private final long deadline;
         private final boolean timed;
-        /** Guarded by this. Holding the mutex at {@code <path>/locks}: leases are queued without a presence check. */
+        /** Holding the mutex at {@code <path>/locks}: leases are queued without a presence check. */
+        @GuardedBy("this")
         private boolean underCuratorMutex;
 
         Acquisition(int qty, long timeoutNanos) {
             this.qty = qty;
             this.timed = timeoutNanos >= 0;
             this.deadline = System.nanoTime() + (timed ? timeoutNanos : 0);
-            result.whenComplete((got, error) -> {
+            Futures.whenDone(result, (got, error) -> {
                 if (got == null) {
                     CompletableFuture<Hold> attempt = current.get();
                     if (attempt != null) {
@@ -469,7 +479,7 @@ public final class InterProcessSemaphoreV2 implements Revocable<Lease> {
             if (result.isDone()) {
                 attempt.complete(null);
             }
-            attempt.whenComplete((hold, error) -> {
+            Futures.whenDone(attempt, (hold, error) -> {
                 if (error != null && Failures.unwrap(error) instanceof LockQueue.Withdrawn) {
                     viaCuratorMutex();
                 } else if (error != null) {
@@ -502,7 +512,7 @@ public final class InterProcessSemaphoreV2 implements Revocable<Lease> {
             if (result.isDone()) {
                 mutex.complete(null);
             }
-            mutex.whenComplete((mutexHold, error) -> {
+            Futures.whenDone(mutex, (mutexHold, error) -> {
                 if (error != null) {
                     giveBack();
                     result.completeExceptionally(Failures.unwrap(error));
@@ -513,7 +523,7 @@ public final class InterProcessSemaphoreV2 implements Revocable<Lease> {
                     synchronized (this) {
                         underCuratorMutex = true;
                     }
-                    result.whenComplete((got, e) -> mutexHold.release());
+                    Futures.whenDone(result, (got, e) -> mutexHold.release());
                     next();
                 }
             });

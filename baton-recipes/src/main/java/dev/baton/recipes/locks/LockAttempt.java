@@ -5,6 +5,7 @@ import dev.baton.Pathable;
 import dev.baton.internal.BatonPaths;
 import dev.baton.internal.CallerExecutor;
 import dev.baton.internal.Failures;
+import dev.baton.internal.Futures;
 import dev.baton.internal.Requests;
 import dev.baton.internal.SerialExecutor;
 import dev.baton.state.ConnectionState;
@@ -20,6 +21,7 @@ import java.util.function.BiConsumer;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.data.Stat;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -49,16 +51,17 @@ final class LockAttempt implements ConnectionStateListener {
     private long round;
     /** Creates and deletes of our nodes in flight: a failed or timed-out attempt is clean when none is left. */
     private int inFlight;
-    private String ourPath;
+    /** Our node in the queue; null until the create's reply, and once the node is deleted or lost. */
+    private @Nullable String ourPath;
     private long session;
     private long czxid;
     /** A listing that came before the create's reply (the inline one can): decided on once the node is known. */
-    private List<String> earlyListing;
+    private @Nullable List<String> earlyListing;
     /** The nodes waited for now, and whether the first of them to go makes us a holder. */
     private final Set<String> watched = new HashSet<>();
     private boolean firstDeletionHolds;
     /** The node to watch next when one of {@code watched} goes, or null. */
-    private String thenWatch;
+    private @Nullable String thenWatch;
     /** Whether {@code thenWatch} is the only other node ahead: once it is gone too, we hold (no listing). */
     private boolean thenHolds;
     /**
@@ -94,24 +97,24 @@ final class LockAttempt implements ConnectionStateListener {
 
     CompletableFuture<Hold> start(long timeoutNanos) {
         client.getConnectionStateListenable().addListener(this);
-        result.whenComplete((hold, error) -> post(() -> finish(hold)));
+        Futures.whenDone(result, (hold, error) -> post(() -> finish(hold)));
         if (timeoutNanos >= 0) {
             try { // on the client's scheduler: the JDK's delay thread would be one more thread
                 ScheduledFuture<?> timer = client.schedule(() -> post(this::deadline),
                         Duration.ofNanos(timeoutNanos));
-                result.whenComplete((hold, error) -> timer.cancel(false));
+                Futures.whenDone(result, (hold, error) -> timer.cancel(false));
             } catch (IllegalStateException e) {
                 result.completeExceptionally(e); // client not started, or closed
             }
         }
         post(this::enqueue);
         // Cancelling the returned future (completing it with null) cancels the attempt.
-        CompletableFuture<Hold> outcome = result.handle((hold, error) -> hold != null
-                ? CompletableFuture.completedFuture(hold)
-                : cleaned.thenCompose(v -> error != null ? CompletableFuture.<Hold>failedFuture(error)
-                        : CompletableFuture.<Hold>completedFuture(null)))
-                .thenCompose(f -> f);
-        outcome.whenComplete((hold, error) -> {
+        // Without a hold (a failure, a time-out, a give-up) the caller hears only once the attempt is clean.
+        CompletableFuture<Hold> outcome = result
+                .exceptionallyCompose(error -> cleaned.thenCompose(v -> CompletableFuture.<Hold>failedFuture(error)))
+                .thenCompose(hold -> hold != null ? CompletableFuture.completedFuture(hold)
+                        : cleaned.<Hold>thenApply(v -> null));
+        Futures.whenDone(outcome, (hold, error) -> {
             if (hold == null && error == null && !result.complete(null)) {
                 Hold won = heldResult();
                 if (won != null) {
@@ -158,7 +161,7 @@ final class LockAttempt implements ConnectionStateListener {
                             sequence == null ? queue.nodeName : queue.nodeName + sequence),
                             data);
             inFlight++;
-            created.whenComplete((node, error) -> post(() -> created(r, node, stat, error)));
+            Futures.whenDone(created, (node, error) -> post(() -> created(r, node, stat, error)));
             // Pipelined behind the create: the listing shows our node, unless the parent had to be made first.
             read(client.getChildren(), queue.path, (children, error) -> firstListing(r, children));
         } catch (IllegalStateException e) {
@@ -180,7 +183,7 @@ final class LockAttempt implements ConnectionStateListener {
             Throwable error = failure(reply);
             then.accept(error == null ? reply.getNow(null) : null, error);
         } else {
-            reply.whenComplete((value, error) -> post(() -> then.accept(value, error)));
+            Futures.whenDone(reply, (value, error) -> post(() -> then.accept(value, error)));
         }
     }
 
@@ -236,11 +239,12 @@ final class LockAttempt implements ConnectionStateListener {
 
     /** The one place where the attempt decides: hold, withdraw, or watch. */
     private void decide(long r, List<String> children) {
-        if (result.isDone() || r != round || ourPath == null) {
+        String ours = ourPath;
+        if (result.isDone() || r != round || ours == null) {
             return;
         }
         List<String> sorted = driver.sort(children, queue.nodeName);
-        int index = sorted.indexOf(BatonPaths.nodeName(ourPath));
+        int index = sorted.indexOf(BatonPaths.nodeName(ours));
         if (index < 0) {
             enqueue(); // our node is gone
             return;
@@ -248,7 +252,7 @@ final class LockAttempt implements ConnectionStateListener {
         LockQueue.Decision decision = driver.decide(sorted, index);
         decidedOnce = true;
         if (decision.holds()) {
-            hold();
+            hold(ours);
             return;
         }
         if (expired) {
@@ -261,7 +265,7 @@ final class LockAttempt implements ConnectionStateListener {
             watch(decision);
             return;
         }
-        withdraw.whenComplete((yes, error) -> post(() -> {
+        Futures.whenDone(withdraw, (yes, error) -> post(() -> {
             if (result.isDone() || r != round) {
                 return;
             }
@@ -274,12 +278,12 @@ final class LockAttempt implements ConnectionStateListener {
     }
 
     /** Our node's turn has come: it holds if it still belongs to the current session. */
-    private void hold() {
+    private void hold(String ours) {
         if (!queue.isCurrentSession(session)) {
             enqueue();
             return;
         }
-        QueueHold hold = new QueueHold(queue, ourPath, czxid, session);
+        QueueHold hold = new QueueHold(queue, ours, czxid, session);
         hold.watchConnection();
         if (!result.complete(hold)) {
             hold.release(); // timed out or cancelled at the same moment
@@ -345,11 +349,12 @@ final class LockAttempt implements ConnectionStateListener {
      * decision said so, wait for the one node left ahead if it said that, and otherwise look again.
      */
     private void gone(String node) {
-        if (ourPath == null || !watched.remove(BatonPaths.nodeName(node))) {
+        String ours = ourPath;
+        if (ours == null || !watched.remove(BatonPaths.nodeName(node))) {
             return;
         }
         if (firstDeletionHolds) {
-            hold();
+            hold(ours);
             return;
         }
         watched.clear();
@@ -436,7 +441,7 @@ final class LockAttempt implements ConnectionStateListener {
     }
 
     /** The attempt ended: with a hold, or without (then its node, if any, goes before the caller hears). */
-    private void finish(Hold hold) {
+    private void finish(@Nullable Hold hold) {
         client.getConnectionStateListenable().removeListener(this);
         stopWatching();
         round++;
@@ -450,7 +455,7 @@ final class LockAttempt implements ConnectionStateListener {
     /** Deletes a node of ours (retried in the background until done), counted until the first try ends. */
     private void deleteOurs(String node) {
         inFlight++;
-        queue.deleteQuietly(node).whenComplete((v, e) -> post(() -> {
+        Futures.whenDone(queue.deleteQuietly(node), (v, e) -> post(() -> {
             inFlight--;
             settleIfEnded();
         }));
@@ -473,12 +478,12 @@ final class LockAttempt implements ConnectionStateListener {
     }
 
     /** The failure of a completed future, or null if it succeeded. */
-    private static Throwable failure(CompletableFuture<?> done) {
+    private static @Nullable Throwable failure(CompletableFuture<?> done) {
         return done.handle((v, error) -> error).join();
     }
 
     /** The hold the attempt completed with, or null (not done, timed out, or failed). */
-    private Hold heldResult() {
+    private @Nullable Hold heldResult() {
         return result.isDone() && !result.isCompletedExceptionally() ? result.getNow(null) : null;
     }
 }

@@ -1,5 +1,6 @@
 package dev.baton.recipes.locks;
 
+import com.google.errorprone.annotations.CanIgnoreReturnValue;
 import dev.baton.BatonClient;
 import dev.baton.internal.BatonPaths;
 import dev.baton.internal.CallerExecutor;
@@ -17,6 +18,7 @@ import java.util.function.Consumer;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.WatchedEvent;
 import org.apache.zookeeper.Watcher;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -83,7 +85,7 @@ final class LockQueue {
          *
          * @return null to wait without asking
          */
-        default CompletableFuture<Boolean> withdrawBeforeWaiting() {
+        default @Nullable CompletableFuture<Boolean> withdrawBeforeWaiting() {
             return null;
         }
 
@@ -94,7 +96,7 @@ final class LockQueue {
          *
          * @return the ten-digit sequence text, or null for a fresh sequence from ZooKeeper
          */
-        default String fixedSequence() {
+        default @Nullable String fixedSequence() {
             return null;
         }
     }
@@ -111,7 +113,7 @@ final class LockQueue {
      * @param thenHolds true if {@code thenWatch} is the only other node the listing showed ahead: when a watched
      *     node goes, the acquirer lists nothing and holds as soon as {@code thenWatch} is gone too
      */
-    record Decision(List<String> watch, boolean firstDeletionHolds, String thenWatch, boolean thenHolds) {
+    record Decision(List<String> watch, boolean firstDeletionHolds, @Nullable String thenWatch, boolean thenHolds) {
         /** The acquirer holds the lock. */
         static final Decision HOLD = new Decision(List.of(), false);
 
@@ -217,7 +219,7 @@ final class LockQueue {
      * @throws IllegalStateException on ZooKeeper's event thread, where the wait could never end
      * @throws InterruptedException if interrupted; the attempt is given up
      */
-    Hold acquireBlocking(byte[] data, long timeoutNanos, Driver attemptDriver)
+    @Nullable Hold acquireBlocking(byte[] data, long timeoutNanos, Driver attemptDriver)
             throws KeeperException, InterruptedException {
         Requests.requireNotEventThread(client, "acquire the lock " + path);
         CallerExecutor caller = new CallerExecutor();
@@ -240,9 +242,10 @@ final class LockQueue {
      * nodes are deleted); if it won at that very moment, what it won goes to {@code release}. Failures come out as
      * the {@link KeeperException} or runtime exception they are.
      *
+     * @return what the acquisition won, or null if it ended without (its time ran out)
      * @throws IllegalStateException on ZooKeeper's event thread, where the wait could never end
      */
-    static <T> T await(BatonClient client, CompletableFuture<T> acquisition, Consumer<? super T> release)
+    static <T> @Nullable T await(BatonClient client, CompletableFuture<T> acquisition, Consumer<? super T> release)
             throws KeeperException, InterruptedException {
         if (!acquisition.isDone() && client.isEventThread()) {
             giveUp(acquisition, release); // nothing of the attempt may stay on the server
@@ -314,7 +317,11 @@ final class LockQueue {
         }
     }
 
-    /** Deletes a node, retrying in the background until done; the future completes after the first attempt. */
+    /**
+     * Deletes a node, retrying in the background until done; the future completes after the first attempt and
+     * never fails, so a caller that need not know when may ignore it.
+     */
+    @CanIgnoreReturnValue
     CompletableFuture<Void> deleteQuietly(String node) {
         try {
             return client.delete().guaranteed().quietly().forPathAsync(node).exceptionally(e -> null);

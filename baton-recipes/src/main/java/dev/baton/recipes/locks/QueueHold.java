@@ -1,6 +1,7 @@
 package dev.baton.recipes.locks;
 
 import dev.baton.BatonClient;
+import dev.baton.internal.Futures;
 import dev.baton.state.ConnectionState;
 import dev.baton.state.ConnectionStateListener;
 import java.time.Duration;
@@ -75,7 +76,7 @@ final class QueueHold implements Hold, ConnectionStateListener {
         switch (newState) {
             case SUSPENDED -> setState(HoldState.SUSPENDED);
             case LOST -> setState(HoldState.LOST);
-            case RECONNECTED -> queue.client.checkExists().forPathAsync(nodePath).whenComplete((stat, e) -> {
+            case RECONNECTED -> Futures.whenDone(queue.client.checkExists().forPathAsync(nodePath), (stat, e) -> {
                 if (e == null) {
                     boolean ours = stat != null && stat.getEphemeralOwner() == session
                             && queue.isCurrentSession(session);

@@ -1,6 +1,7 @@
 package dev.baton.recipes.locks;
 
 import dev.baton.BatonClient;
+import dev.baton.internal.Futures;
 import java.util.Arrays;
 import java.util.Objects;
 import java.util.concurrent.Executor;
@@ -41,7 +42,7 @@ final class Revocation<T> {
 
             private void read() {
                 try {
-                    client.getData().usingWatcher(this).forPathAsync(nodePath).whenComplete((data, error) -> {
+                    Futures.whenDone(client.getData().usingWatcher(this).forPathAsync(nodePath), (data, error) -> {
                         if (error == null && Arrays.equals(data, Revoker.REVOKE_MESSAGE)) {
                             tell(owner, nodePath);
                         } // an error: the node is gone (released), or the connection is; a new hold follows anew
