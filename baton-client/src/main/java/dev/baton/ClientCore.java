@@ -162,6 +162,8 @@ final class ClientCore {
      * A pause of {@code delay} on the scheduler, for an asynchronous retry; fails with {@link #closedException()}
      * if the client is closed before it ends.
      */
+    // A future's equality is its identity, which is what removing this very pause needs.
+    @SuppressWarnings("CollectionUndefinedEquality")
     CompletableFuture<Void> pause(Duration delay) {
         CompletableFuture<Void> done = new CompletableFuture<>();
         pauses.add(done);

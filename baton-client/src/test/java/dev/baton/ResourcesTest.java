@@ -5,12 +5,16 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.baton.retry.RetryOneTime;
+import dev.baton.retry.RetryPolicy;
 import dev.baton.state.ConnectionState;
 import dev.baton.testing.EmbeddedZooKeeperExtension;
 import dev.baton.testing.TcpProxy;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
@@ -104,6 +108,25 @@ class ResourcesTest {
         }
         assertThatThrownBy(() -> client.schedule(() -> { }, Duration.ZERO))
                 .isInstanceOf(IllegalStateException.class).hasMessageContaining("closed");
+    }
+
+    @Test
+    void anAsynchronousCallPausingBetweenRetriesFailsWhenTheClientCloses() throws Exception {
+        CountDownLatch pausing = new CountDownLatch(1);
+        RetryPolicy longPause = (retryCount, elapsed) -> {
+            pausing.countDown();
+            return retryCount == 0 ? Optional.of(Duration.ofMinutes(5)) : Optional.empty();
+        };
+        // Nothing listens on port 1 of the loopback address: the first attempt fails, then the call pauses.
+        BatonClient client = Baton.builder().connectString("127.0.0.1:1").connectionTimeout(Duration.ofMillis(300))
+                .retryPolicy(longPause).build();
+        client.start();
+        CompletableFuture<byte[]> read = client.getData().forPathAsync("/x");
+        assertThat(pausing.await(30, TimeUnit.SECONDS)).isTrue();
+        client.close();
+        // Before the fix, closing dropped the pause's task and the caller's future never completed.
+        assertThatThrownBy(() -> read.get(10, TimeUnit.SECONDS))
+                .isInstanceOf(ExecutionException.class).hasMessageContaining("closed");
     }
 
     @Test

@@ -301,7 +301,8 @@ public final class SharedValue implements SharedValueReader, AutoCloseable {
         List<BatonOp> write = Versions.setIfVersion(client, path, bytes, previous.version());
         return Requests.send(blocking, client.transaction(), write).handle((results, error) -> {
             if (error == null) {
-                update(results.get(0).resultStat(), bytes, true);
+                Stat written = Objects.requireNonNull(results.get(0).resultStat(), "a setData result has a stat");
+                update(written, bytes, true);
                 return true;
             }
             KeeperException.Code code = Failures.code(error);
