@@ -368,8 +368,12 @@ public final class ServiceDiscovery<T> implements AutoCloseable {
         watch.close();
     }
 
-    /** Decodes a registration's data; null (and a warning) if it does not decode. */
-    @Nullable ServiceInstance<T> decode(String path, byte[] bytes) {
+    /** Decodes a registration's data; null (and a warning) if it has none or it does not decode. */
+    @Nullable ServiceInstance<T> decode(String path, byte @Nullable [] bytes) {
+        if (bytes == null) {
+            LOG.warn("ServiceDiscovery: skipping {}: it has no data", path);
+            return null;
+        }
         try {
             return serializer.deserialize(bytes);
         } catch (RuntimeException e) {

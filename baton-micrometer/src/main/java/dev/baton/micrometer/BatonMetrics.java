@@ -27,6 +27,7 @@ import java.util.concurrent.CopyOnWriteArraySet;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
 import org.apache.zookeeper.KeeperException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Micrometer metrics for a {@link BatonClient} and the recipes registered with it; works with or without Spring.
@@ -74,7 +75,8 @@ public final class BatonMetrics implements AutoCloseable {
     private final Counter expirations;
     private final Map<String, LeaderGauge> leaders = new ConcurrentHashMap<>();
     private final Map<String, LockMeters> locks = new ConcurrentHashMap<>();
-    private volatile ConnectionState current;
+    /** The client's connection state; null before its first connection. */
+    private volatile @Nullable ConnectionState current;
     private final OperationListener hook = new OperationListener() {
         @Override
         public void operationCompleted(OperationEvent event) {
