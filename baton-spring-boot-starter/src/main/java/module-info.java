@@ -3,7 +3,7 @@
  * registry, and (when present) health and metrics. Spring reads the configuration classes reflectively, so the
  * package is open.
  */
-open module dev.baton.spring {
+module dev.baton.spring {
     requires static transitive org.jspecify;
     requires static com.google.errorprone.annotations;
     requires transitive dev.baton.recipes;
@@ -20,4 +20,5 @@ open module dev.baton.spring {
     requires static spring.integration.core;
 
     exports dev.baton.spring;
+    opens dev.baton.spring;
 }

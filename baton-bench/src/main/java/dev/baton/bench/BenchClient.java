@@ -131,6 +131,8 @@ public interface BenchClient extends AutoCloseable {
     @FunctionalInterface
     interface CacheChange {
         /**
+         * Called with a node's new data.
+         *
          * @param path the changed node
          * @param data its new data
          */

@@ -73,7 +73,7 @@ final class DiscoveryScenarios {
     static final class GetInstance implements Scenario {
         static final int INSTANCES = 10;
 
-        private record Turn(BenchClient.Discovery discovery, BenchClient.Provider provider) {
+        private record ProviderTurn(BenchClient.Discovery discovery, BenchClient.Provider provider) {
         }
 
         @Override
@@ -98,12 +98,12 @@ final class DiscoveryScenarios {
             register(discovery, INSTANCES);
             BenchClient.Provider provider = discovery.provider(SERVICE);
             awaitTrue(() -> provider.size() == INSTANCES, "the provider's initial load");
-            run.state(new Turn(discovery, provider));
+            run.state(new ProviderTurn(discovery, provider));
         }
 
         @Override
         public void run(BenchClient client, RunContext run) {
-            BenchClient.Provider provider = run.state(Turn.class).provider();
+            BenchClient.Provider provider = run.state(ProviderTurn.class).provider();
             for (int op = 0; run.more(op); op++) {
                 long start = System.nanoTime();
                 String id = provider.getInstance();
@@ -116,7 +116,7 @@ final class DiscoveryScenarios {
 
         @Override
         public void tearDown(BenchClient client, RunContext run) {
-            Turn turn = run.state(Turn.class);
+            ProviderTurn turn = run.state(ProviderTurn.class);
             if (turn != null) {
                 turn.provider().close();
                 turn.discovery().close();
@@ -133,7 +133,7 @@ final class DiscoveryScenarios {
         static final int CACHES = 10;
 
         /** What a turn holds; {@code expected} and {@code pending} belong to the op in progress. */
-        private static final class Turn extends ReaderTurn {
+        private static final class ConvergenceTurn extends ReaderTurn {
             volatile int expected = -1;
             final AtomicReferenceArray<CountDownLatch> pending = new AtomicReferenceArray<>(1);
             final boolean[] seen = new boolean[CACHES];
@@ -157,7 +157,7 @@ final class DiscoveryScenarios {
 
         @Override
         public void setUp(BenchClient client, RunContext run) throws InterruptedException {
-            Turn turn = new Turn();
+            ConvergenceTurn turn = new ConvergenceTurn();
             run.state(turn);
             turn.open(client, run, 10);
             for (int c = 0; c < CACHES; c++) {
@@ -168,7 +168,7 @@ final class DiscoveryScenarios {
             awaitTrue(() -> turn.caches.stream().allMatch(c -> c.size() == 10), "the caches' initial load");
         }
 
-        private static void seen(Turn turn, int cache, Map<String, Integer> ports) {
+        private static void seen(ConvergenceTurn turn, int cache, Map<String, Integer> ports) {
             Integer port = ports.get("i-0000");
             synchronized (turn) {
                 CountDownLatch latch = turn.pending.get(0);
@@ -181,7 +181,7 @@ final class DiscoveryScenarios {
 
         @Override
         public void run(BenchClient client, RunContext run) throws InterruptedException {
-            Turn turn = run.state(Turn.class);
+            ConvergenceTurn turn = run.state(ConvergenceTurn.class);
             for (int op = 0; run.more(op); op++) {
                 CountDownLatch all = new CountDownLatch(CACHES);
                 synchronized (turn) {
@@ -200,7 +200,7 @@ final class DiscoveryScenarios {
 
         @Override
         public void tearDown(BenchClient client, RunContext run) {
-            Turn turn = run.state(Turn.class);
+            ConvergenceTurn turn = run.state(ConvergenceTurn.class);
             if (turn == null) {
                 return;
             }
@@ -220,7 +220,7 @@ final class DiscoveryScenarios {
         static final int INSTANCES = 1000;
         static final int MAX_CACHES = 50;
 
-        private static final class Turn extends ReaderTurn {
+        private static final class CachesTurn extends ReaderTurn {
             Set<Thread> threadsBefore;
             /** One per cache, closed after the caches. */
             final List<BenchClient.Discovery> discoveries = new ArrayList<>();
@@ -257,7 +257,7 @@ final class DiscoveryScenarios {
 
         @Override
         public void setUp(BenchClient client, RunContext run) throws InterruptedException {
-            Turn turn = new Turn();
+            CachesTurn turn = new CachesTurn();
             run.state(turn);
             turn.open(client, run, instances());
             turn.threadsBefore = Set.copyOf(Thread.getAllStackTraces().keySet());
@@ -265,7 +265,7 @@ final class DiscoveryScenarios {
 
         @Override
         public void run(BenchClient client, RunContext run) {
-            Turn turn = run.state(Turn.class);
+            CachesTurn turn = run.state(CachesTurn.class);
             for (int op = 0; op < MAX_CACHES && run.more(op); op++) {
                 BenchClient.Discovery discovery = turn.reader.discovery(run.basePath());
                 turn.discoveries.add(discovery);
@@ -280,7 +280,7 @@ final class DiscoveryScenarios {
 
         @Override
         public void tearDown(BenchClient client, RunContext run) {
-            Turn turn = run.state(Turn.class);
+            CachesTurn turn = run.state(CachesTurn.class);
             if (turn == null) {
                 return;
             }

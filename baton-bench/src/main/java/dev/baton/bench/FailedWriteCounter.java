@@ -158,7 +158,8 @@ final class FailedWriteCounter implements AutoCloseable {
             frame.position(frame.position() + 9); // the first op's header: type, done, err
         }
         int n = frame.getInt();
-        String path = n < 0 ? "" : new String(frame.array(), frame.position(), n, StandardCharsets.UTF_8);
+        String path = n < 0 ? "" : new String(frame.array(), frame.arrayOffset() + frame.position(), n,
+                StandardCharsets.UTF_8);
         pending.put(xid, new String[] {opName(type), path});
     }
 

@@ -185,13 +185,13 @@ final class SvgChart {
                     max = Math.max(max, run.p99Nanos());
                 }
             }
-            double low = Math.floor(Math.log10(Math.min(min, max)));
-            double high = Math.ceil(Math.log10(max));
+            double low = Math.floor(Math.log10((double) Math.min(min, max)));
+            double high = Math.ceil(Math.log10((double) max));
             return new LogScale(low, Math.max(high, low + 1));
         }
 
         int width(long nanos) {
-            double at = (Math.log10(Math.max(1, nanos)) - lowDecade) / (highDecade - lowDecade);
+            double at = (Math.log10((double) Math.max(1, nanos)) - lowDecade) / (highDecade - lowDecade);
             return Math.max(1, (int) Math.round(Math.min(1, Math.max(0, at)) * LATENCY_WIDTH));
         }
 

@@ -1,5 +1,6 @@
 package dev.baton.cli;
 
+import java.io.Console;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
@@ -89,7 +90,25 @@ public final class BatonCommand implements Callable<Integer> {
 
     /** {@return true if the output is the process's own and goes to a terminal (views may redraw the screen)} */
     boolean interactive() {
-        return out == System.out && System.console() != null;
+        return out == System.out && isTerminal(System.console());
+    }
+
+    /**
+     * Whether the JVM's console is a terminal. Before Java 22 a console exists only for one; from Java 22 on
+     * {@code System.console()} returns one even when the output is redirected, and {@code Console.isTerminal()}
+     * (called reflectively: this is built for Java 17) tells.
+     */
+    private static boolean isTerminal(Console console) {
+        if (console == null) {
+            return false;
+        }
+        try {
+            return (Boolean) Console.class.getMethod("isTerminal").invoke(console);
+        } catch (NoSuchMethodException e) {
+            return true; // before Java 22
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            return false;
+        }
     }
 
     /** Reads the version from {@code version.properties}, which the build fills in. */

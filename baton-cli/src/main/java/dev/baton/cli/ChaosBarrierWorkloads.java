@@ -85,7 +85,4 @@ final class ChaosBarrierWorkloads {
             }
         }
     }
-
-
-    /** Counters: records invocations and outcomes; syncs first, so that the read it makes is current. */
 }

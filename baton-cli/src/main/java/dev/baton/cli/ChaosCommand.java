@@ -94,6 +94,8 @@ final class ChaosCommand implements Callable<Integer> {
             description = "Write the checked history to this file, each client's log next to it.")
     private Path historyFile;
 
+    // Read by picocli itself, which prints the usage and stops when it is set.
+    @SuppressWarnings("UnusedVariable")
     @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help and exit.")
     private boolean help;
 
@@ -156,7 +158,7 @@ final class ChaosCommand implements Callable<Integer> {
             }
         }
         Set<FaultKind> mix = new LinkedHashSet<>();
-        for (String word : faults.split(",")) {
+        for (String word : faults.split(",", -1)) {
             if (word.strip().equalsIgnoreCase("all")) {
                 for (FaultKind kind : FaultKind.values()) {
                     if ((!embedded || !kind.needsEnsemble())

@@ -5,7 +5,6 @@ import static dev.baton.cli.ChaosWorkloads.releaseQuietly;
 import dev.baton.cli.ChaosWorkloads.Acquisition;
 import dev.baton.cli.ChaosWorkloads.Context;
 import dev.baton.cli.ChaosWorkloads.Workload;
-import dev.baton.recipes.leader.LeaderLatch;
 import dev.baton.recipes.locks.HoldState;
 import dev.baton.recipes.locks.InterProcessMutex;
 import dev.baton.recipes.locks.InterProcessReadWriteLock;
@@ -210,6 +209,4 @@ final class ChaosLockWorkloads {
             });
         }
     }
-
-    /** {@code latch}: a {@link LeaderLatch}; a leader steps down after a while (closes it and joins anew). */
 }

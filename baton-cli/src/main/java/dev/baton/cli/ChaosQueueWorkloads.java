@@ -127,6 +127,4 @@ final class ChaosQueueWorkloads {
             releaseQuietly(queue::close);
         }
     }
-
-    /** The workload for a recipe name. */
 }

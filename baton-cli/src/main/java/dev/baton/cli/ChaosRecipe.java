@@ -49,7 +49,7 @@ enum ChaosRecipe {
     /** Parses {@code a,b,c} ({@code all}: every real recipe), keeping the order given and dropping repeats. */
     static List<ChaosRecipe> parseList(String text) {
         Set<ChaosRecipe> out = new LinkedHashSet<>();
-        for (String word : text.split(",")) {
+        for (String word : text.split(",", -1)) {
             String w = word.strip().toLowerCase(Locale.ROOT);
             if (w.isEmpty()) {
                 continue;

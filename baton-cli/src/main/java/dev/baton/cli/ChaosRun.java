@@ -225,8 +225,7 @@ final class ChaosRun {
                 history.note("faults begin");
                 RandomFaults faults = servers.faults(clients);
                 faults.announceTo(this::say);
-                ticker.scheduleAtFixedRate(() -> say("progress: " + faults.faults() + " faults, " + history.size()
-                        + " events"), 60, 60, TimeUnit.SECONDS);
+                sayProgressEveryMinute(ticker, faults);
                 faults.run(settings.duration());
                 faultCounts = faults.counts();
                 history.note("faults over, all healed");
@@ -307,6 +306,14 @@ final class ChaosRun {
     }
 
     /** Where a run's servers live: three separate processes, or one server in this JVM. */
+    /** Says how far the run is, every minute, until {@code ticker} is shut down with the run. */
+    // The ticker's shutdownNow() ends the task; nothing waits for its future, and a progress line is all it does.
+    @SuppressWarnings("FutureReturnValueIgnored")
+    private void sayProgressEveryMinute(ScheduledExecutorService ticker, RandomFaults faults) {
+        ticker.scheduleAtFixedRate(() -> say("progress: " + faults.faults() + " faults, " + history.size()
+                + " events"), 60, 60, TimeUnit.SECONDS);
+    }
+
     private interface Servers extends AutoCloseable {
         /** What is up, for the run's story. */
         String describe() throws InterruptedException;
@@ -319,8 +326,7 @@ final class ChaosRun {
         Map<Integer, String> reportedVersions();
 
         /** Copies the servers' logs into {@code directory}, if they have logs of their own. */
-        default void copyLogsTo(Path directory) {
-        }
+        void copyLogsTo(Path directory);
 
         /** Stops the servers and closes the links. */
         @Override
@@ -351,6 +357,11 @@ final class ChaosRun {
                 @Override
                 public Map<Integer, String> reportedVersions() {
                     return Map.of(1, EmbeddedZooKeeper.zooKeeperVersion());
+                }
+
+                @Override
+                public void copyLogsTo(Path directory) {
+                    // the embedded server logs into this process's own log
                 }
 
                 @Override
@@ -417,7 +428,7 @@ final class ChaosRun {
             if (answer.equals("none")) {
                 return Optional.empty();
             }
-            String[] w = answer.split(" ");
+            String[] w = answer.split(" ", -1);
             return Optional.of(new RandomFaults.Session(Long.parseLong(w[0]), HexFormat.of().parseHex(w[1])));
         }
 

@@ -64,13 +64,13 @@ final class ClientDemo implements Demo {
                 event -> ctx.log("event", "%s %s", event.getType(), event.getPath()));
 
         ctx.pause(STEP);
-        change(ctx, events, EventType.NodeDataChanged, DB, "set", () -> {
+        change(events, EventType.NodeDataChanged, DB, "set", () -> {
             ctx.log("set", "%s = \"postgres://db-2:5432\"", DB);
             client.setData().forPath(DB, "postgres://db-2:5432".getBytes(UTF_8));
             return DB;
         });
         ctx.pause(STEP);
-        change(ctx, events, EventType.NodeCreated, null, "create", () -> {
+        change(events, EventType.NodeCreated, null, "create", () -> {
             ctx.log("create", "%s/member-... (ephemeral sequential) = \"carol\"", MEMBERS);
             return client.create().withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
                     .forPath(MEMBERS + "/member-", "carol".getBytes(UTF_8));
@@ -78,7 +78,7 @@ final class ClientDemo implements Demo {
         ctx.pause(STEP);
         String firstMember = MEMBERS + "/" + client.getChildren().forPath(MEMBERS).stream().sorted()
                 .findFirst().orElseThrow();
-        change(ctx, events, EventType.NodeDeleted, firstMember, "delete", () -> {
+        change(events, EventType.NodeDeleted, firstMember, "delete", () -> {
             ctx.log("delete", "%s", firstMember);
             client.delete().forPath(firstMember);
             return firstMember;
@@ -90,7 +90,7 @@ final class ClientDemo implements Demo {
             ctx.log("tree", "%s after the outage: same session, so the ephemeral members are still there", ROOT);
             InspectView.read(client, ROOT, Integer.MAX_VALUE, InspectOptions.NONE).forEach(ctx::detail);
             ctx.pause(STEP);
-            change(ctx, events, EventType.NodeDataChanged, CACHE, "set", () -> {
+            change(events, EventType.NodeDataChanged, CACHE, "set", () -> {
                 ctx.log("set", "%s = \"redis://cache-2:6379\" (the watch was re-set on reconnect)", CACHE);
                 client.setData().forPath(CACHE, "redis://cache-2:6379".getBytes(UTF_8));
                 return CACHE;
@@ -103,7 +103,7 @@ final class ClientDemo implements Demo {
         }
         ctx.pause(STEP);
 
-        change(ctx, events, EventType.NodeDeleted, ROOT, "delete", () -> {
+        change(events, EventType.NodeDeleted, ROOT, "delete", () -> {
             ctx.log("delete", "%s and everything below it", ROOT);
             client.delete().deletingChildrenIfNeeded().forPath(ROOT);
             return ROOT;
@@ -132,8 +132,8 @@ final class ClientDemo implements Demo {
      *
      * @param path the path the event must name, or null for the path the action returns
      */
-    private static void change(DemoContext ctx, Recorder<WatchedEvent> events, EventType type, String path,
-            String what, Action action) throws Exception {
+    private static void change(Recorder<WatchedEvent> events, EventType type, String path, String what,
+            Action action) throws Exception {
         int mark = events.mark();
         String actual = action.run();
         String expected = path != null ? path : actual;
@@ -158,25 +158,22 @@ final class ClientDemo implements Demo {
     }
 
     private static String describe(BatonClient client, ConnectionState state, AtomicLong firstSession) {
-        switch (state) {
-            case CONNECTED: {
+        return switch (state) {
+            case CONNECTED -> {
                 long session = sessionId(client);
                 firstSession.set(session);
-                return String.format("CONNECTED    session 0x%x, timeout %ds", session,
+                yield String.format("CONNECTED    session 0x%x, timeout %ds", session,
                         client.getSessionTimeout().toSeconds());
             }
-            case RECONNECTED: {
+            case RECONNECTED -> {
                 long session = sessionId(client);
-                return String.format("RECONNECTED  %s session 0x%x", session == firstSession.get() ? "same" : "new",
+                yield String.format("RECONNECTED  %s session 0x%x", session == firstSession.get() ? "same" : "new",
                         session);
             }
-            case SUSPENDED:
-                return "SUSPENDED    connection lost; the session may still be alive";
-            case LOST:
-                return "LOST         the session expired; its ephemeral nodes and watches are gone";
-            default:
-                return state.toString();
-        }
+            case SUSPENDED -> "SUSPENDED    connection lost; the session may still be alive";
+            case LOST -> "LOST         the session expired; its ephemeral nodes and watches are gone";
+            default -> state.toString();
+        };
     }
 
     private static long sessionId(BatonClient client) {

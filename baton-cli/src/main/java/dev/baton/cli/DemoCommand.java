@@ -45,6 +45,8 @@ final class DemoCommand implements Callable<Integer> {
     @Option(names = {"-l", "--list"}, description = "List the demos and exit.")
     private boolean list;
 
+    // Read by picocli itself, which prints the usage and stops when it is set.
+    @SuppressWarnings("UnusedVariable")
     @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help and exit.")
     private boolean help;
 

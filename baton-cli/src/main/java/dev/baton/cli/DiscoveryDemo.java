@@ -169,7 +169,7 @@ final class DiscoveryDemo implements Demo {
     }
 
     private static int port(String connectString) throws DemoException {
-        String first = connectString.split(",")[0];
+        String first = connectString.split(",", 2)[0];
         int colon = first.lastIndexOf(':');
         try {
             return Integer.parseInt(first.substring(colon + 1).replaceAll("/.*", ""));

@@ -75,6 +75,8 @@ final class InspectCommand implements Callable<Integer> {
             description = "How long to wait for the connection (default: ${DEFAULT-VALUE}).")
     private int timeoutSeconds;
 
+    // Read by picocli itself, which prints the usage and stops when it is set.
+    @SuppressWarnings("UnusedVariable")
     @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help and exit.")
     private boolean help;
 

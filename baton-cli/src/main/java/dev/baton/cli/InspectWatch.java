@@ -8,6 +8,7 @@ import dev.baton.state.ConnectionState;
 import dev.baton.state.ConnectionStateListener;
 import java.io.PrintStream;
 import java.time.LocalTime;
+import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -158,7 +159,7 @@ final class InspectWatch {
         if (json) {
             out.println(shown);
         } else {
-            out.print((terminal ? CLEAR_SCREEN : "") + "--- " + LocalTime.now().format(TIME) + "  " + path
+            out.print((terminal ? CLEAR_SCREEN : "") + "--- " + LocalTime.now(ZoneId.systemDefault()).format(TIME) + "  " + path
                     + System.lineSeparator() + shown);
         }
         out.flush();

@@ -41,7 +41,7 @@ final class ReadWriteLockLayout implements Layout {
             RecipeQueue.Entry entry = queue.get(i);
             boolean holds;
             if (isWriter(entry)) {
-                holds = entry == holdingWriter;
+                holds = holdingWriter != null && i == firstWriter;
                 writer = holds ? entry : writer;
                 waitingWriters += holds ? 0 : 1;
             } else {

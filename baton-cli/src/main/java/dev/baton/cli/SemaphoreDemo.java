@@ -48,12 +48,12 @@ final class SemaphoreDemo implements Demo {
         List<CompletableFuture<Void>> done = new ArrayList<>();
         for (String worker : WORKERS) {
             ctx.log("wait", "%s asks for a lease", worker);
-            done.add(semaphore.acquireAsync().thenAccept(lease -> {
+            done.add(semaphore.acquireAsync().thenCompose(lease -> {
                 int now = out.incrementAndGet();
                 most.accumulateAndGet(now, Math::max);
                 ctx.log("lease", "%s got %s (token %d): %d of %d out", worker, lease.getNodeName(),
                         lease.fencingToken().getAsLong(), now, LEASES);
-                CompletableFuture.runAsync(() -> {
+                return CompletableFuture.runAsync(() -> {
                     try {
                         ctx.pause(WORK);
                     } catch (InterruptedException e) {

@@ -20,7 +20,12 @@ import org.apache.zookeeper.data.Stat;
  * @param stat the stat read with the data
  * @param children the children, or null when they were not read (below the depth read)
  */
-record Znode(String path, byte[] data, Stat stat, List<Znode> children) {
+record Znode(
+        String path,
+        // The bytes as ZooKeeper gave them, uncopied (see above); nothing compares or hashes a Znode by value.
+        @SuppressWarnings("ArrayRecordComponent") byte[] data,
+        Stat stat,
+        List<Znode> children) {
 
     Znode {
         data = data == null ? new byte[0] : data;

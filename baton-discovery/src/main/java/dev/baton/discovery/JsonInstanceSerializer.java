@@ -12,6 +12,7 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The default {@link InstanceSerializer}: Curator's JSON, field for field, so that Curator's
@@ -141,13 +142,13 @@ public final class JsonInstanceSerializer<T> implements InstanceSerializer<T> {
         }
         JsonNode enabled = json.get("enabled");
         JsonNode time = json.get("registrationTimeUTC");
-        return new ServiceInstance<>(text(json, "name", ""), text(json, "id", ""), text(json, "address", null),
+        return new ServiceInstance<>(text(json, "name", ""), text(json, "id", ""), textOrNull(json, "address"),
                 integer(json, "port"), integer(json, "sslPort"), payload(json.get("payload")),
                 isAbsent(time) ? 0 : time.asLong(), serviceType, uriSpec(json.get("uriSpec")),
                 isAbsent(enabled) || enabled.asBoolean(true));
     }
 
-    private T payload(JsonNode node) {
+    private @Nullable T payload(JsonNode node) {
         if (isAbsent(node) || payloadClass == Void.class) {
             return null;
         }
@@ -192,7 +193,7 @@ public final class JsonInstanceSerializer<T> implements InstanceSerializer<T> {
         return text.indexOf('.') > 0 && text.chars().noneMatch(Character::isWhitespace);
     }
 
-    private static UriSpec uriSpec(JsonNode node) {
+    private static @Nullable UriSpec uriSpec(JsonNode node) {
         if (isAbsent(node)) {
             return null;
         }
@@ -207,11 +208,16 @@ public final class JsonInstanceSerializer<T> implements InstanceSerializer<T> {
     }
 
     private static String text(JsonNode json, String field, String absent) {
-        JsonNode node = json.get(field);
-        return isAbsent(node) ? absent : node.asText();
+        String text = textOrNull(json, field);
+        return text != null ? text : absent;
     }
 
-    private static Integer integer(JsonNode json, String field) {
+    private static @Nullable String textOrNull(JsonNode json, String field) {
+        JsonNode node = json.get(field);
+        return isAbsent(node) ? null : node.asText();
+    }
+
+    private static @Nullable Integer integer(JsonNode json, String field) {
         JsonNode node = json.get(field);
         if (isAbsent(node)) {
             return null;
@@ -226,16 +232,16 @@ public final class JsonInstanceSerializer<T> implements InstanceSerializer<T> {
         }
     }
 
-    private static boolean isAbsent(JsonNode node) {
+    private static boolean isAbsent(@Nullable JsonNode node) {
         return node == null || node.getNodeType() == JsonNodeType.NULL || node.isMissingNode();
     }
 
     /** Carries Curator's annotation, so the payload is written exactly as Curator's Jackson writes it. */
     static final class PayloadHolder {
         @JsonTypeInfo(use = JsonTypeInfo.Id.CLASS, defaultImpl = Object.class)
-        public final Object payload;
+        public final @Nullable Object payload;
 
-        PayloadHolder(Object payload) {
+        PayloadHolder(@Nullable Object payload) {
             this.payload = payload;
         }
     }

@@ -1,5 +1,7 @@
 package dev.baton.discovery;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Chooses one instance for a {@link ServiceProvider}'s {@code getInstance()}: {@link RoundRobinStrategy} (the
  * default), {@link RandomStrategy}, {@link StickyStrategy}, or one of the application's own.
@@ -17,5 +19,5 @@ public interface ProviderStrategy<T> {
      *
      * @param instanceProvider the instances to choose from
      */
-    ServiceInstance<T> getInstance(InstanceProvider<T> instanceProvider);
+    @Nullable ServiceInstance<T> getInstance(InstanceProvider<T> instanceProvider);
 }

@@ -2,6 +2,7 @@ package dev.baton.discovery;
 
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Hands out an instance chosen at random, uniformly. Thread-safe.
@@ -15,7 +16,7 @@ public final class RandomStrategy<T> implements ProviderStrategy<T> {
     }
 
     @Override
-    public ServiceInstance<T> getInstance(InstanceProvider<T> instanceProvider) {
+    public @Nullable ServiceInstance<T> getInstance(InstanceProvider<T> instanceProvider) {
         List<ServiceInstance<T>> instances = instanceProvider.getInstances();
         return instances.isEmpty() ? null : instances.get(ThreadLocalRandom.current().nextInt(instances.size()));
     }

@@ -1,7 +1,9 @@
 package dev.baton.discovery;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import dev.baton.BatonClient;
 import dev.baton.internal.Failures;
+import dev.baton.internal.Futures;
 import dev.baton.recipes.cache.BatonCache;
 import dev.baton.recipes.cache.BatonCacheListener;
 import dev.baton.recipes.nodes.PersistentNode;
@@ -13,6 +15,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -40,14 +43,20 @@ final class Registration<T> {
     private final InstanceSerializer<T> serializer;
     private final String path;
     private final ServiceType type;
-    private final PersistentNode node;
-    private final BatonCache watch;
+    /** The kept node; null for a {@link ServiceType#PERMANENT} registration. */
+    private final @Nullable PersistentNode node;
+    /** The watch on the registration's own node; null without {@code watchInstances}. */
+    private final @Nullable BatonCache watch;
 
-    // Guarded by lock.
+    @GuardedBy("lock")
     private ServiceInstance<T> instance;
+    @GuardedBy("lock")
     private byte[] bytes;
+    @GuardedBy("lock")
     private boolean pending;
+    @GuardedBy("lock")
     private boolean removed;
+    @GuardedBy("lock")
     private boolean watching;
 
     Registration(BatonClient client, InstanceSerializer<T> serializer, String path, ServiceInstance<T> instance,
@@ -78,8 +87,11 @@ final class Registration<T> {
         return type;
     }
 
-    /** {@return the path of the node now: for a sequential registration, with its sequence number; else null} */
-    String actualPath() {
+    /**
+     * {@return the path of the node now (for a sequential registration, with its sequence number); null while a kept
+     *         node is not on the server}
+     */
+    @Nullable String actualPath() {
         return node != null ? node.getActualPath() : path;
     }
 
@@ -160,6 +172,8 @@ final class Registration<T> {
     }
 
     /** After a (re)connection: writes a permanent registration whose last write failed. */
+    // The write's outcome is handled in writePermanent: a failure is logged, or left pending for the next connection.
+    @SuppressWarnings("FutureReturnValueIgnored")
     void retryIfPending() {
         boolean retry;
         synchronized (lock) {
@@ -204,7 +218,7 @@ final class Registration<T> {
     }
 
     /** Someone wrote the registration's node: that data is the registration's from now on. */
-    private void adopt(byte[] data) {
+    private void adopt(byte @Nullable [] data) {
         if (data == null) {
             return;
         }
@@ -229,16 +243,21 @@ final class Registration<T> {
             bytes = data;
         }
         LOG.debug("Registration {}: adopted data written by someone else", path);
-        if (node != null) {
+        PersistentNode kept = node;
+        if (kept != null) {
             // PersistentNode keeps the data it re-creates with, and takes it only through a (blocking) write:
             // write the same bytes back, off the event thread.
-            CompletableFuture.runAsync(() -> {
+            Futures.whenDone(CompletableFuture.runAsync(() -> {
                 try {
-                    node.setData(data);
+                    kept.setData(data);
                 } catch (KeeperException | IllegalStateException e) {
                     LOG.debug("Registration {}: could not keep the adopted data: {}", path, e.toString());
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
+                }
+            }), (ignored, error) -> {
+                if (error != null) {
+                    LOG.warn("Registration {}: could not keep the adopted data", path, error);
                 }
             });
         }

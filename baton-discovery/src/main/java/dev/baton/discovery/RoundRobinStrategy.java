@@ -2,6 +2,7 @@ package dev.baton.discovery;
 
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Hands out the instances in turn. Thread-safe; one counter shared by all callers.
@@ -16,7 +17,7 @@ public final class RoundRobinStrategy<T> implements ProviderStrategy<T> {
     }
 
     @Override
-    public ServiceInstance<T> getInstance(InstanceProvider<T> instanceProvider) {
+    public @Nullable ServiceInstance<T> getInstance(InstanceProvider<T> instanceProvider) {
         List<ServiceInstance<T>> instances = instanceProvider.getInstances();
         if (instances.isEmpty()) {
             return null;

@@ -1,6 +1,7 @@
 package dev.baton.discovery;
 
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Builds a {@link ServiceCache}: {@code discovery.serviceCacheBuilder().name("orders").build()}. Not thread-safe.
@@ -9,7 +10,7 @@ import java.util.Objects;
  */
 public final class ServiceCacheBuilder<T> {
     private final ServiceDiscovery<T> discovery;
-    private String name;
+    private @Nullable String name;
 
     ServiceCacheBuilder(ServiceDiscovery<T> discovery) {
         this.discovery = discovery;

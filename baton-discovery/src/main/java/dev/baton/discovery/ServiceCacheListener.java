@@ -19,6 +19,8 @@ public interface ServiceCacheListener extends ConnectionStateListener {
     void cacheChanged();
 
     /** Does nothing by default. {@inheritDoc} */
+    // As Curator's: a cache listener is a connection-state listener too, and a lambda is its cacheChanged() alone.
+    @SuppressWarnings("FunctionalInterfaceMethodChanged")
     @Override
     default void stateChanged(BatonClient client, ConnectionState newState) {
     }

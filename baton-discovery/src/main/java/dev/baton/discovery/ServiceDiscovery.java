@@ -1,5 +1,6 @@
 package dev.baton.discovery;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import dev.baton.BatonClient;
 import dev.baton.internal.Lifecycle;
 import dev.baton.internal.BatonPaths;
@@ -17,6 +18,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.zookeeper.KeeperException;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -58,17 +60,18 @@ public final class ServiceDiscovery<T> implements AutoCloseable {
     private final BatonClient client;
     private final String basePath;
     private final InstanceSerializer<T> serializer;
-    private final ServiceInstance<T> thisInstance;
+    private final @Nullable ServiceInstance<T> thisInstance;
     private final boolean watchInstances;
     private final Lifecycle state = new Lifecycle("ServiceDiscovery");
     private final Map<String, Registration<T>> registrations = new ConcurrentHashMap<>();
     private final Set<AutoCloseable> opened = ConcurrentHashMap.newKeySet();
-    /** The watch on each service some started cache follows. Guarded by itself. */
+    /** The watch on each service some started cache follows. */
+    @GuardedBy("watches")
     private final Map<String, ServiceWatch<T>> watches = new HashMap<>();
     private final ConnectionStateListener connectionListener = this::connectionStateChanged;
 
     ServiceDiscovery(BatonClient client, String basePath, InstanceSerializer<T> serializer,
-            ServiceInstance<T> thisInstance, boolean watchInstances) {
+            @Nullable ServiceInstance<T> thisInstance, boolean watchInstances) {
         this.client = client;
         this.basePath = basePath;
         this.serializer = serializer;
@@ -268,7 +271,7 @@ public final class ServiceDiscovery<T> implements AutoCloseable {
      * @throws IllegalArgumentException if the name or the id is not a znode name
      * @throws IllegalStateException if closed
      */
-    public ServiceInstance<T> queryForInstance(String name, String id) throws KeeperException, InterruptedException {
+    public @Nullable ServiceInstance<T> queryForInstance(String name, String id) throws KeeperException, InterruptedException {
         Names.requireNodeName(name, "name");
         Names.requireNodeName(id, "id");
         checkNotClosed();
@@ -365,8 +368,12 @@ public final class ServiceDiscovery<T> implements AutoCloseable {
         watch.close();
     }
 
-    /** Decodes a registration's data; null (and a warning) if it does not decode. */
-    ServiceInstance<T> decode(String path, byte[] bytes) {
+    /** Decodes a registration's data; null (and a warning) if it has none or it does not decode. */
+    @Nullable ServiceInstance<T> decode(String path, byte @Nullable [] bytes) {
+        if (bytes == null) {
+            LOG.warn("ServiceDiscovery: skipping {}: it has no data", path);
+            return null;
+        }
         try {
             return serializer.deserialize(bytes);
         } catch (RuntimeException e) {
@@ -376,7 +383,7 @@ public final class ServiceDiscovery<T> implements AutoCloseable {
     }
 
     /** {@return the path of a registered instance of this discovery, with its sequence number if it has one} */
-    String registeredPath(String id) {
+    @Nullable String registeredPath(String id) {
         Registration<T> registration = registrations.get(id);
         return registration == null ? null : registration.actualPath();
     }

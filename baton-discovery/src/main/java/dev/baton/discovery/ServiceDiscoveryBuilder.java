@@ -3,6 +3,7 @@ package dev.baton.discovery;
 import dev.baton.BatonClient;
 import dev.baton.internal.BatonPaths;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Builds a {@link ServiceDiscovery}. The client and the base path are required; the serializer defaults to
@@ -23,11 +24,11 @@ import java.util.Objects;
  */
 public final class ServiceDiscoveryBuilder<T> {
     private final Class<T> payloadClass;
-    private BatonClient client;
-    private String basePath;
-    private ServiceInstance<T> thisInstance;
-    private InstanceSerializer<T> serializer;
-    private Boolean watchInstances;
+    private @Nullable BatonClient client;
+    private @Nullable String basePath;
+    private @Nullable ServiceInstance<T> thisInstance;
+    private @Nullable InstanceSerializer<T> serializer;
+    private @Nullable Boolean watchInstances;
 
     private ServiceDiscoveryBuilder(Class<T> payloadClass) {
         this.payloadClass = payloadClass;
@@ -130,7 +131,7 @@ public final class ServiceDiscoveryBuilder<T> {
         return new ServiceDiscovery<>(client, basePath, chosen, thisInstance, Boolean.TRUE.equals(watchInstances));
     }
 
-    private static void requireUnset(Object current, String option) {
+    private static void requireUnset(@Nullable Object current, String option) {
         if (current != null) {
             throw new IllegalStateException(option + " is already set");
         }

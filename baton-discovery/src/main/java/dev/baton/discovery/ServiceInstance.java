@@ -8,6 +8,7 @@ import java.util.Collections;
 import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One registered instance of a service: where it is ({@link #getAddress()}, {@link #getPort()},
@@ -33,17 +34,18 @@ import java.util.UUID;
 public final class ServiceInstance<T> {
     private final String name;
     private final String id;
-    private final String address;
-    private final Integer port;
-    private final Integer sslPort;
-    private final T payload;
+    private final @Nullable String address;
+    private final @Nullable Integer port;
+    private final @Nullable Integer sslPort;
+    private final @Nullable T payload;
     private final long registrationTimeUTC;
     private final ServiceType serviceType;
-    private final UriSpec uriSpec;
+    private final @Nullable UriSpec uriSpec;
     private final boolean enabled;
 
-    ServiceInstance(String name, String id, String address, Integer port, Integer sslPort, T payload,
-            long registrationTimeUTC, ServiceType serviceType, UriSpec uriSpec, boolean enabled) {
+    ServiceInstance(String name, String id, @Nullable String address, @Nullable Integer port,
+            @Nullable Integer sslPort, @Nullable T payload, long registrationTimeUTC, ServiceType serviceType,
+            @Nullable UriSpec uriSpec, boolean enabled) {
         this.name = name;
         this.id = id;
         this.address = address;
@@ -94,22 +96,22 @@ public final class ServiceInstance<T> {
     }
 
     /** {@return the address, or null if none was registered} */
-    public String getAddress() {
+    public @Nullable String getAddress() {
         return address;
     }
 
     /** {@return the port, or null if none} */
-    public Integer getPort() {
+    public @Nullable Integer getPort() {
         return port;
     }
 
     /** {@return the SSL port, or null if none} */
-    public Integer getSslPort() {
+    public @Nullable Integer getSslPort() {
         return sslPort;
     }
 
     /** {@return the payload, or null if none} */
-    public T getPayload() {
+    public @Nullable T getPayload() {
         return payload;
     }
 
@@ -124,7 +126,7 @@ public final class ServiceInstance<T> {
     }
 
     /** {@return the URI template, or null if none} */
-    public UriSpec getUriSpec() {
+    public @Nullable UriSpec getUriSpec() {
         return uriSpec;
     }
 
@@ -153,7 +155,7 @@ public final class ServiceInstance<T> {
     }
 
     @Override
-    public boolean equals(Object o) {
+    public boolean equals(@Nullable Object o) {
         return o instanceof ServiceInstance<?> that
                 && registrationTimeUTC == that.registrationTimeUTC
                 && enabled == that.enabled
@@ -187,15 +189,15 @@ public final class ServiceInstance<T> {
      * @param <T> the payload's type
      */
     public static final class Builder<T> {
-        private String name;
+        private @Nullable String name;
         private String id = UUID.randomUUID().toString();
-        private String address;
-        private Integer port;
-        private Integer sslPort;
-        private T payload;
+        private @Nullable String address;
+        private @Nullable Integer port;
+        private @Nullable Integer sslPort;
+        private @Nullable T payload;
         private long registrationTimeUTC = System.currentTimeMillis();
         private ServiceType serviceType = ServiceType.DYNAMIC;
-        private UriSpec uriSpec;
+        private @Nullable UriSpec uriSpec;
         private boolean enabled = true;
 
         private Builder() {
@@ -264,7 +266,7 @@ public final class ServiceInstance<T> {
          *
          * @param payload the payload, or null for none
          */
-        public Builder<T> payload(T payload) {
+        public Builder<T> payload(@Nullable T payload) {
             this.payload = payload;
             return this;
         }

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Hands out instances of one service, for callers to connect to: {@link #getInstance()} chooses one by its
@@ -61,7 +62,7 @@ public final class ServiceProvider<T> implements AutoCloseable {
      * @return the instance, or null if none is available
      * @throws IllegalStateException if not started, or closed
      */
-    public ServiceInstance<T> getInstance() {
+    public @Nullable ServiceInstance<T> getInstance() {
         checkStarted();
         return strategy.getInstance(candidates);
     }

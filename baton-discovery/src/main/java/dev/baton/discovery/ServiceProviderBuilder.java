@@ -3,6 +3,7 @@ package dev.baton.discovery;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Builds a {@link ServiceProvider}: {@code discovery.serviceProviderBuilder().serviceName("orders").build()}, with
@@ -13,8 +14,8 @@ import java.util.Objects;
  */
 public final class ServiceProviderBuilder<T> {
     private final ServiceDiscovery<T> discovery;
-    private String serviceName;
-    private ProviderStrategy<T> providerStrategy;
+    private @Nullable String serviceName;
+    private @Nullable ProviderStrategy<T> providerStrategy;
     private DownInstancePolicy downInstancePolicy = new DownInstancePolicy();
     private final List<InstanceFilter<T>> filters = new ArrayList<>();
 

@@ -5,8 +5,10 @@ import dev.baton.recipes.cache.BatonCache;
 import dev.baton.recipes.cache.BatonCacheListener;
 import dev.baton.recipes.cache.ChildData;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ConcurrentSkipListMap;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The one watch a {@link ServiceDiscovery} keeps on a service while any of its {@link ServiceCache}s of that service
@@ -26,7 +28,7 @@ final class ServiceWatch<T> {
     /** The decoded instances by id; the lists below are made from it once per change. */
     private final ConcurrentSkipListMap<String, ServiceInstance<T>> instances = new ConcurrentSkipListMap<>();
     /** Made on demand after a change; null while out of date. */
-    private volatile Snapshot<T> snapshot;
+    private volatile @Nullable Snapshot<T> snapshot;
     private volatile boolean initialized;
 
     /** The instances at one moment, all and only the enabled ones, sorted by id. */
@@ -40,7 +42,7 @@ final class ServiceWatch<T> {
         this.cache = BatonCache.build(discovery.client(), path);
         cache.listenable().addListener(new BatonCacheListener() {
             @Override
-            public void event(Type type, ChildData oldData, ChildData data) {
+            public void event(Type type, @Nullable ChildData oldData, @Nullable ChildData data) {
                 changed(type, oldData, data);
             }
 
@@ -99,14 +101,14 @@ final class ServiceWatch<T> {
         }
     }
 
-    private void changed(BatonCacheListener.Type type, ChildData oldData, ChildData data) {
-        ChildData node = data != null ? data : oldData;
+    private void changed(BatonCacheListener.Type type, @Nullable ChildData oldData, @Nullable ChildData data) {
+        ChildData node = Objects.requireNonNull(data != null ? data : oldData, "an event carries a node");
         if (node.path().equals(path) || !BatonPaths.parent(node.path()).equals(path)) {
             return; // the service's node itself, or something below an instance
         }
         String id = BatonPaths.nodeName(node.path());
         boolean changed;
-        ServiceInstance<T> instance = type == BatonCacheListener.Type.NODE_DELETED ? null
+        ServiceInstance<T> instance = type == BatonCacheListener.Type.NODE_DELETED || data == null ? null
                 : discovery.decode(node.path(), data.data());
         synchronized (instances) {
             snapshot = null;

@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Keeps handing out the same instance while it is available (cached and passing the provider's filters), and
@@ -25,7 +26,7 @@ public final class StickyStrategy<T> implements ProviderStrategy<T> {
     }
 
     @Override
-    public ServiceInstance<T> getInstance(InstanceProvider<T> instanceProvider) {
+    public @Nullable ServiceInstance<T> getInstance(InstanceProvider<T> instanceProvider) {
         List<ServiceInstance<T>> instances = instanceProvider.getInstances();
         ServiceInstance<T> stuck = current.get();
         if (stuck != null && instances.contains(stuck)) {

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A URI template for a service instance, as Curator writes it: literal text and {@code {variable}}s, such as
@@ -131,7 +132,7 @@ public final class UriSpec {
      *
      * @param instance the instance whose fields fill the variables, or null
      */
-    public String build(ServiceInstance<?> instance) {
+    public String build(@Nullable ServiceInstance<?> instance) {
         return build(instance, Map.of());
     }
 
@@ -143,7 +144,7 @@ public final class UriSpec {
      * @return the URI
      * @throws NullPointerException if {@code variables} is null
      */
-    public String build(ServiceInstance<?> instance, Map<String, Object> variables) {
+    public String build(@Nullable ServiceInstance<?> instance, Map<String, Object> variables) {
         Objects.requireNonNull(variables, "variables");
         Map<String, Object> values = new HashMap<>();
         values.put(FIELD_OPEN_BRACE, "{");
@@ -177,12 +178,12 @@ public final class UriSpec {
         return uri.toString();
     }
 
-    private static Object orEmpty(Object value) {
+    private static Object orEmpty(@Nullable Object value) {
         return value == null ? "" : value;
     }
 
     @Override
-    public boolean equals(Object o) {
+    public boolean equals(@Nullable Object o) {
         return o instanceof UriSpec other && parts.equals(other.parts);
     }
 

@@ -25,9 +25,9 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArraySet;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.BooleanSupplier;
 import org.apache.zookeeper.KeeperException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Micrometer metrics for a {@link BatonClient} and the recipes registered with it; works with or without Spring.
@@ -61,7 +61,6 @@ import org.apache.zookeeper.KeeperException;
  * meter this instance made and unhooks it from the client.
  */
 public final class BatonMetrics implements AutoCloseable {
-    private static final BatonEventType[] TYPES = BatonEventType.values();
     private static final ConnectionState[] STATES = ConnectionState.values();
 
     private final BatonClient client;
@@ -69,14 +68,15 @@ public final class BatonMetrics implements AutoCloseable {
     private final Tags tags;
     private final AtomicBoolean closed = new AtomicBoolean();
     private final Set<Meter> meters = ConcurrentHashMap.newKeySet();
-    private final AtomicReferenceArray<Timer> okTimers = new AtomicReferenceArray<>(TYPES.length);
+    private final Map<BatonEventType, Timer> okTimers = new ConcurrentHashMap<>();
     private final Map<String, Timer> failedTimers = new ConcurrentHashMap<>();
-    private final AtomicReferenceArray<Counter> retryCounters = new AtomicReferenceArray<>(TYPES.length);
+    private final Map<BatonEventType, Counter> retryCounters = new ConcurrentHashMap<>();
     private final Map<ConnectionState, Counter> transitions = new EnumMap<>(ConnectionState.class);
     private final Counter expirations;
     private final Map<String, LeaderGauge> leaders = new ConcurrentHashMap<>();
     private final Map<String, LockMeters> locks = new ConcurrentHashMap<>();
-    private volatile ConnectionState current;
+    /** The client's connection state; null before its first connection. */
+    private volatile @Nullable ConnectionState current;
     private final OperationListener hook = new OperationListener() {
         @Override
         public void operationCompleted(OperationEvent event) {
@@ -86,7 +86,7 @@ public final class BatonMetrics implements AutoCloseable {
         @Override
         public void connectionStateChanged(ConnectionState newState) {
             current = newState;
-            transitions.get(newState).increment();
+            Objects.requireNonNull(transitions.get(newState), "a counter per state, made up front").increment();
             if (newState == ConnectionState.LOST) {
                 expirations.increment();
             }
@@ -148,26 +148,19 @@ public final class BatonMetrics implements AutoCloseable {
         if (closed.get()) {
             return;
         }
-        int type = event.type().ordinal();
+        BatonEventType type = event.type();
         Timer timer;
         if (event.isOk()) {
-            timer = okTimers.get(type);
-            if (timer == null) {
-                timer = operationTimer(event.type(), "ok");
-                okTimers.set(type, timer);
-            }
+            timer = okTimers.computeIfAbsent(type, t -> operationTimer(t, "ok"));
         } else {
             timer = failedTimers.computeIfAbsent(event.type().name() + ' ' + event.resultCode().name(),
                     key -> operationTimer(event.type(), event.resultCode().name()));
         }
         timer.record(event.duration());
         if (event.retries() > 0) {
-            Counter retries = retryCounters.get(type);
-            if (retries == null) {
-                retries = add(Counter.builder("baton.retries").tags(tags).tag("operation", operation(event.type()))
-                        .description("Retries of ZooKeeper operations under the retry policy").register(registry));
-                retryCounters.set(type, retries);
-            }
+            Counter retries = retryCounters.computeIfAbsent(type, t -> add(Counter.builder("baton.retries")
+                    .tags(tags).tag("operation", operation(t))
+                    .description("Retries of ZooKeeper operations under the retry policy").register(registry)));
             retries.increment(event.retries());
         }
     }

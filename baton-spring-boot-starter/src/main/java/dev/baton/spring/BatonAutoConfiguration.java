@@ -5,9 +5,11 @@ import dev.baton.BatonClient;
 import dev.baton.retry.ExponentialBackoffRetry;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import org.apache.zookeeper.client.ZKClientConfig;
 import org.apache.zookeeper.common.ClientX509Util;
+import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -65,7 +67,8 @@ public final class BatonAutoConfiguration {
                 : new ExponentialBackoffRetry(baseMs, retry.maxRetries(),
                         Math.toIntExact(retry.maxSleep().toMillis()));
         Baton.Builder builder = Baton.builder()
-                .connectString(properties.connectString())
+                .connectString(Objects.requireNonNull(properties.connectString(),
+                        "baton.connect-string (the client bean is made only when it is set)"))
                 .sessionTimeout(properties.sessionTimeout())
                 .connectionTimeout(properties.connectionTimeout())
                 .retryPolicy(policy);
@@ -99,7 +102,7 @@ public final class BatonAutoConfiguration {
         return config;
     }
 
-    private static void set(ZKClientConfig config, String name, String value) {
+    private static void set(ZKClientConfig config, String name, @Nullable String value) {
         if (value != null) {
             config.setProperty(name, value);
         }

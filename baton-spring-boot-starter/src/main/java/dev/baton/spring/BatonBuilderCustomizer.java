@@ -18,6 +18,8 @@ import dev.baton.Baton;
 public interface BatonBuilderCustomizer {
 
     /**
+     * Adjusts the builder.
+     *
      * @param builder the builder, with the properties applied (an option already set cannot be set again)
      */
     void customize(Baton.Builder builder);

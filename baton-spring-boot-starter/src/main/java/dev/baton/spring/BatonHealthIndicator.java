@@ -6,6 +6,7 @@ import dev.baton.state.ConnectionStateListener;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
 
@@ -20,10 +21,10 @@ public final class BatonHealthIndicator implements HealthIndicator, AutoCloseabl
     private final BatonClient client;
     private final String connectString;
     private final Duration grace;
-    private final Supplier<Boolean> leader;
+    private final @Nullable Supplier<Boolean> leader;
     private final ConnectionStateListener listener = this::stateChanged;
     /** When the current suspension began (System.nanoTime), or null when not suspended. */
-    private volatile Long suspendedSince;
+    private volatile @Nullable Long suspendedSince;
 
     /**
      * @param client the client
@@ -32,7 +33,8 @@ public final class BatonHealthIndicator implements HealthIndicator, AutoCloseabl
      * @param leader tells whether this instance leads, for the details; null when there is no leader-gating
      * @throws NullPointerException if {@code client}, {@code connectString} or {@code grace} is null
      */
-    public BatonHealthIndicator(BatonClient client, String connectString, Duration grace, Supplier<Boolean> leader) {
+    public BatonHealthIndicator(BatonClient client, String connectString, Duration grace,
+            @Nullable Supplier<Boolean> leader) {
         this.client = Objects.requireNonNull(client, "client");
         this.connectString = Objects.requireNonNull(connectString, "connectString");
         this.grace = Objects.requireNonNull(grace, "grace");

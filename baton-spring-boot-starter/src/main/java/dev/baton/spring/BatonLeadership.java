@@ -1,5 +1,6 @@
 package dev.baton.spring;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import dev.baton.BatonClient;
 import dev.baton.internal.SerialExecutor;
 import dev.baton.recipes.leader.LeaderLatch;
@@ -19,6 +20,7 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.aop.support.AopUtils;
@@ -53,9 +55,11 @@ public final class BatonLeadership implements SmartLifecycle, DisposableBean {
     private final ThreadPoolExecutor thread;
     private final Executor changes;
 
-    // Guarded by lock.
-    private LeaderLatch latch;
-    private List<SmartLifecycle> gated;
+    @GuardedBy("lock")
+    private @Nullable LeaderLatch latch;
+    /** The {@link LeaderOnly} lifecycle beans, found on first use. */
+    @GuardedBy("lock")
+    private @Nullable List<SmartLifecycle> gated;
     // Touched only on the changes executor.
     private boolean granted;
     private long grantedToken;

@@ -3,6 +3,7 @@ package dev.baton.spring;
 import dev.baton.BatonClient;
 import java.io.IOException;
 import java.net.InetAddress;
+import java.util.Objects;
 import java.util.UUID;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.config.BeanDefinition;
@@ -41,7 +42,9 @@ public final class BatonLeadershipAutoConfiguration {
     BatonLeadership batonLeadership(BatonClient client, BatonProperties properties,
             ApplicationEventPublisher publisher, ListableBeanFactory beans) {
         String id = properties.leader().id();
-        return new BatonLeadership(client, properties.leader().path(),
+        String path = Objects.requireNonNull(properties.leader().path(),
+                "baton.leader.path (the leadership bean is made only when it is set)");
+        return new BatonLeadership(client, path,
                 id == null || id.isEmpty() ? defaultId() : id, publisher, beans);
     }
 

@@ -1,5 +1,6 @@
 package dev.baton.spring;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import dev.baton.BatonClient;
 import dev.baton.internal.BatonPaths;
 import dev.baton.recipes.locks.InterProcessLock;
@@ -14,6 +15,7 @@ import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.Lock;
 import java.util.function.Function;
 import org.apache.zookeeper.KeeperException;
+import org.jspecify.annotations.Nullable;
 import org.springframework.integration.support.locks.ExpirableLockRegistry;
 
 /**
@@ -40,8 +42,10 @@ public final class BatonLockRegistry implements ExpirableLockRegistry<Lock>, Aut
     private final String path;
     private final Function<InterProcessMutex, InterProcessLock> decorator;
     private final Map<String, BatonLock> locks = new ConcurrentHashMap<>();
-    // Guarded by lock.
-    private ScheduledFuture<?> sweep;
+    /** The next sweep, while one is scheduled. */
+    @GuardedBy("lock")
+    private @Nullable ScheduledFuture<?> sweep;
+    @GuardedBy("lock")
     private Duration sweepAfter = Duration.ZERO;
     private volatile boolean closed;
 
@@ -92,17 +96,17 @@ public final class BatonLockRegistry implements ExpirableLockRegistry<Lock>, Aut
             throw new IllegalStateException("the lock registry is closed");
         }
         String lockPath = BatonPaths.validate(path.equals("/") ? "/" + key : path + "/" + key);
-        BatonLock lock = locks.computeIfAbsent(key, k -> {
+        BatonLock obtained = locks.computeIfAbsent(key, k -> {
             InterProcessMutex mutex = new InterProcessMutex(client, lockPath);
             return new BatonLock(lockPath, decorator.apply(mutex));
         });
-        lock.touch();
+        obtained.touch();
         if (sweepPending()) {
             synchronized (lock) {
                 scheduleSweep();
             }
         }
-        return lock;
+        return obtained;
     }
 
     /**
@@ -141,7 +145,8 @@ public final class BatonLockRegistry implements ExpirableLockRegistry<Lock>, Aut
         }
     }
 
-    /** Schedules the next sweep if one is due and none is pending; called under this. */
+    /** Schedules the next sweep if one is due and none is pending. */
+    @GuardedBy("lock")
     private void scheduleSweep() {
         if (sweep != null || sweepAfter.isZero() || closed || locks.isEmpty()
                 || client.getState() != BatonClient.State.STARTED) {
@@ -155,10 +160,12 @@ public final class BatonLockRegistry implements ExpirableLockRegistry<Lock>, Aut
     }
 
     private void sweep() {
+        Duration after;
         synchronized (lock) {
             sweep = null;
+            after = sweepAfter;
         }
-        expireUnusedOlderThan(sweepAfter.toMillis());
+        expireUnusedOlderThan(after.toMillis());
         synchronized (lock) {
             scheduleSweep();
         }

@@ -3,6 +3,7 @@ package dev.baton.spring;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 
@@ -26,15 +27,15 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  */
 @ConfigurationProperties("baton")
 public record BatonProperties(
-        String connectString,
+        @Nullable String connectString,
         @DefaultValue("60s") Duration sessionTimeout,
         @DefaultValue("15s") Duration connectionTimeout,
-        String namespace,
+        @Nullable String namespace,
         @DefaultValue Retry retry,
         List<Auth> auth,
         @DefaultValue Tls tls,
         @DefaultValue Leader leader,
-        Duration waitForConnection,
+        @Nullable Duration waitForConnection,
         @DefaultValue LockRegistry lockRegistry) {
 
     /**
@@ -66,7 +67,7 @@ public record BatonProperties(
      * @param maxSleep the longest pause; unbounded by default
      */
     public record Retry(@DefaultValue("1s") Duration baseSleep, @DefaultValue("3") int maxRetries,
-            Duration maxSleep) {
+            @Nullable Duration maxSleep) {
     }
 
     /**
@@ -110,7 +111,7 @@ public record BatonProperties(
      * @param password its password
      * @param type JKS, PKCS12 or PEM; by the file's extension if unset
      */
-    public record Store(String location, String password, String type) {
+    public record Store(@Nullable String location, @Nullable String password, @Nullable String type) {
         @Override
         public String toString() {
             return "Store[location=" + location + ", type=" + type + "]"; // never log the password
@@ -123,7 +124,7 @@ public record BatonProperties(
      * @param path the election's path; setting it makes one instance of the application the leader
      * @param id this instance's id in the election; the host name and a random suffix by default
      */
-    public record Leader(String path, String id) {
+    public record Leader(@Nullable String path, @Nullable String id) {
     }
 
     /**

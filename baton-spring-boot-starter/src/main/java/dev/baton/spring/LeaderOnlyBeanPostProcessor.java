@@ -1,8 +1,10 @@
 package dev.baton.spring;
 
 import java.lang.reflect.Method;
+import java.util.Objects;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
+import org.jspecify.annotations.Nullable;
 import org.springframework.aop.ClassFilter;
 import org.springframework.aop.MethodMatcher;
 import org.springframework.aop.Pointcut;
@@ -23,8 +25,10 @@ import org.springframework.core.annotation.AnnotatedElementUtils;
  * starts them on grant). Runs before {@code @Scheduled} processing, so scheduled calls go through the proxy.
  */
 final class LeaderOnlyBeanPostProcessor extends AbstractBeanFactoryAwareAdvisingPostProcessor {
-    private transient ListableBeanFactory beanFactory;
-    private transient volatile BatonLeadership leadership;
+    /** Set by Spring (this is {@code BeanFactoryAware}) before any bean is post-processed. */
+    private transient @Nullable ListableBeanFactory listableBeanFactory;
+    /** Looked up on first use: the leadership bean is made after this post-processor. */
+    private transient volatile @Nullable BatonLeadership leadership;
 
     LeaderOnlyBeanPostProcessor() {
         setProxyTargetClass(true); // @Scheduled methods live on classes, not interfaces
@@ -36,22 +40,24 @@ final class LeaderOnlyBeanPostProcessor extends AbstractBeanFactoryAwareAdvising
     @Override
     public void setBeanFactory(BeanFactory beanFactory) {
         super.setBeanFactory(beanFactory);
-        this.beanFactory = (ListableBeanFactory) beanFactory;
+        this.listableBeanFactory = (ListableBeanFactory) beanFactory;
     }
 
     @Override
     public Object postProcessAfterInitialization(Object bean, String beanName) {
-        if (isEligible(bean, beanName) && beanFactory != null
-                && beanFactory.getBeanNamesForType(BatonLeadership.class, true, false).length == 0) {
+        ListableBeanFactory factory = listableBeanFactory;
+        if (isEligible(bean, beanName) && factory != null
+                && factory.getBeanNamesForType(BatonLeadership.class, true, false).length == 0) {
             throw new BeanCreationException(beanName, "@LeaderOnly needs leader-gating: set baton.leader.path "
                     + "(and baton.connect-string), or remove @LeaderOnly from " + AopUtils.getTargetClass(bean));
         }
         return super.postProcessAfterInitialization(bean, beanName);
     }
 
-    private Object invoke(MethodInvocation invocation) throws Throwable {
+    private @Nullable Object invoke(MethodInvocation invocation) throws Throwable {
         Method method = invocation.getMethod();
-        if (isLifecycleGate(method, AopUtils.getTargetClass(invocation.getThis()))) {
+        Object target = Objects.requireNonNull(invocation.getThis(), "a bean proxied here always has a target");
+        if (isLifecycleGate(method, AopUtils.getTargetClass(target))) {
             if (method.getName().equals("isAutoStartup")) {
                 return false; // started on grant, not with the context
             }
@@ -66,13 +72,14 @@ final class LeaderOnlyBeanPostProcessor extends AbstractBeanFactoryAwareAdvising
     private BatonLeadership leadership() {
         BatonLeadership current = leadership;
         if (current == null) {
-            current = beanFactory.getBean(BatonLeadership.class);
+            current = Objects.requireNonNull(listableBeanFactory, "set before any bean is proxied")
+                    .getBean(BatonLeadership.class);
             leadership = current;
         }
         return current;
     }
 
-    private static Object skipped(Class<?> type) {
+    private static @Nullable Object skipped(Class<?> type) {
         if (!type.isPrimitive() || type == void.class) {
             return null;
         }

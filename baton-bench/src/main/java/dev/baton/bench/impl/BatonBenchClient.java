@@ -3,6 +3,7 @@ package dev.baton.bench.impl;
 import dev.baton.Baton;
 import dev.baton.BatonClient;
 import dev.baton.bench.BenchClient;
+import dev.baton.internal.Futures;
 import dev.baton.micrometer.BatonMetrics;
 import dev.baton.recipes.atomic.DistributedAtomicLong;
 import dev.baton.recipes.barriers.DistributedDoubleBarrier;
@@ -328,7 +329,7 @@ public final class BatonBenchClient implements BenchClient {
     @Override
     public void createAsync(String path, byte[] data, Completion done) {
         try {
-            client.create().forPathAsync(path, data).whenComplete((created, error) ->
+            Futures.whenDone(client.create().forPathAsync(path, data), (created, error) ->
                     done.complete(error instanceof CompletionException && error.getCause() != null
                             ? error.getCause() : error));
         } catch (RuntimeException e) {

@@ -45,14 +45,14 @@ public final class Demo {
                     running.remove(leader);
                     long t0 = System.nanoTime();
                     if (crash) {
-                        say("cutting %s off from ZooKeeper, as if its host died", leader.id);
+                        say("cutting %s off from ZooKeeper, as if its host died".formatted(leader.id));
                         leader.proxy.partition(TcpProxy.Mode.BLACKHOLE);
                     } else {
-                        say("shutting %s down", leader.id);
+                        say("shutting %s down".formatted(leader.id));
                         leader.close();
                     }
                     Instance next = awaitLeader(running);
-                    say("%s took over after %d ms", next.id, (System.nanoTime() - t0) / 1_000_000);
+                    say("%s took over after %d ms".formatted(next.id, (System.nanoTime() - t0) / 1_000_000));
                     if (crash) {
                         leader.close();
                     }
@@ -83,8 +83,8 @@ public final class Demo {
         Thread.sleep(d.toMillis());
     }
 
-    private static void say(String format, Object... args) {
-        System.out.printf("%s  %-10s  %s%n", SchedulerApplication.now(), "demo", String.format(format, args));
+    private static void say(String message) {
+        System.out.printf("%s  %-10s  %s%n", SchedulerApplication.now(), "demo", message);
     }
 
     /** One instance of the service, with its own way to ZooKeeper. */

@@ -5,12 +5,12 @@ import dev.baton.spring.LeaderOnly;
 import dev.baton.spring.LeadershipGrantedEvent;
 import dev.baton.spring.LeadershipRevokedEvent;
 import java.time.LocalTime;
+import java.time.ZoneId;
 import java.time.temporal.ChronoUnit;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.context.SmartLifecycle;
@@ -41,7 +41,7 @@ public class SchedulerApplication {
     }
 
     static String now() {
-        return LocalTime.now().truncatedTo(ChronoUnit.MILLIS).toString();
+        return LocalTime.now(ZoneId.systemDefault()).truncatedTo(ChronoUnit.MILLIS).toString();
     }
 
     @Bean
@@ -91,6 +91,8 @@ public class SchedulerApplication {
             this.id = id;
         }
 
+        // stop() ends the task with the executor's shutdownNow(); nothing waits for the task's future.
+        @SuppressWarnings("FutureReturnValueIgnored")
         @Override
         public synchronized void start() {
             System.out.printf("%s  %-10s  batch scheduler STARTED%n", now(), id);
@@ -117,9 +119,6 @@ public class SchedulerApplication {
 
     /** Prints the leadership events. */
     public static class LeadershipLog {
-        @Autowired
-        private BatonLeadership leadership;
-
         /**
          * Prints a new leadership.
          *
