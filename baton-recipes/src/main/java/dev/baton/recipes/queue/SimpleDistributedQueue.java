@@ -47,6 +47,10 @@ import org.jspecify.annotations.Nullable;
  * with no take left to go to (the second of such a pair, or one claimed for a take given up at that moment) waits
  * a second for the next take, and is then put back at the end of the queue rather than lost.
  *
+ * <p>Delivery is at most once, as with Curator's simple queue: an item is gone from the server once deleted, so
+ * one deleted just before its process crashes, or before its client closes, is lost with it; that includes an item
+ * waiting its second for the next take when the client closes.
+ *
  * <p>Waiting ({@code take}, {@code poll} with a timeout, {@code takeAsync}) is one child watch per instance, not a
  * thread, removed when no take waits any more; if the container node is reaped while a take waits (Curator's
  * CURATOR-308) the wait goes on, on an existence watch. On ZooKeeper's event thread (in a watcher or a callback),
