@@ -3,18 +3,12 @@ package dev.baton.testing;
 import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.URLDecoder;
-import java.net.URLEncoder;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
@@ -188,27 +182,13 @@ public final class History {
          * @return the encoded line
          */
         public String toLine() {
-            return LINE_PREFIX + "seq=" + seq + " t=" + nanos + " kind=" + kind + " client=" + enc(client)
-                    + " name=" + enc(name) + " token=" + (hasToken() ? Long.toString(token) : "-")
-                    + " detail=" + enc(detail);
+            return EventLines.encode(this);
         }
 
         /** Returns a human-readable one-line form: time, client, kind, name, token, detail. */
         @Override
         public String toString() {
-            StringBuilder b = new StringBuilder();
-            b.append(String.format("#%-5d %10.3f ms  %-10s %-15s", seq, nanos / 1e6, client.isEmpty() ? "-" : client,
-                    kind));
-            if (!name.isEmpty()) {
-                b.append(' ').append(name);
-            }
-            if (hasToken()) {
-                b.append(" token=").append(token);
-            }
-            if (!detail.isEmpty()) {
-                b.append("  (").append(detail).append(')');
-            }
-            return b.toString();
+            return EventLines.describe(this);
         }
     }
 
@@ -663,32 +643,7 @@ public final class History {
      * @throws IllegalArgumentException if the line is malformed after the prefix
      */
     public static Optional<Event> parseLine(String line) {
-        Objects.requireNonNull(line, "line");
-        int at = line.indexOf(LINE_PREFIX);
-        if (at < 0) {
-            return Optional.empty();
-        }
-        Map<String, String> fields = new HashMap<>();
-        for (String part : line.substring(at + LINE_PREFIX.length()).strip().split(" +", -1)) {
-            int eq = part.indexOf('=');
-            if (eq <= 0) {
-                throw new IllegalArgumentException("malformed event line (field '" + part + "'): " + line);
-            }
-            fields.put(part.substring(0, eq), part.substring(eq + 1));
-        }
-        try {
-            String token = require(fields, "token");
-            return Optional.of(new Event(
-                    Long.parseLong(require(fields, "seq")),
-                    Long.parseLong(require(fields, "t")),
-                    dec(require(fields, "client")),
-                    Kind.valueOf(require(fields, "kind")),
-                    dec(require(fields, "name")),
-                    token.equals("-") ? NO_TOKEN : Long.parseLong(token),
-                    dec(require(fields, "detail"))));
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("malformed event line (" + e.getMessage() + "): " + line, e);
-        }
+        return EventLines.decode(line);
     }
 
     /**
@@ -764,15 +719,7 @@ public final class History {
      * @throws UncheckedIOException if the file cannot be written
      */
     public void dump(Path file) {
-        StringBuilder b = new StringBuilder();
-        for (Event e : events()) {
-            b.append(e.toLine()).append('\n');
-        }
-        try {
-            Files.writeString(file, b);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot write history to " + file, e);
-        }
+        EventLines.write(file, events());
     }
 
     /** Returns all events so far, one human-readable line each. */
@@ -789,26 +736,6 @@ public final class History {
      * @return the formatted lines, each ending with a newline
      */
     public static String format(Collection<Event> events, Set<Long> marked) {
-        StringBuilder b = new StringBuilder();
-        for (Event e : events) {
-            b.append(marked.contains(e.seq()) ? ">> " : "   ").append(e).append('\n');
-        }
-        return b.toString();
-    }
-
-    private static String require(Map<String, String> fields, String key) {
-        String v = fields.get(key);
-        if (v == null) {
-            throw new IllegalArgumentException("missing field '" + key + "'");
-        }
-        return v;
-    }
-
-    private static String enc(String s) {
-        return s.isEmpty() ? "" : URLEncoder.encode(s, StandardCharsets.UTF_8);
-    }
-
-    private static String dec(String s) {
-        return URLDecoder.decode(s, StandardCharsets.UTF_8);
+        return EventLines.format(events, marked);
     }
 }
