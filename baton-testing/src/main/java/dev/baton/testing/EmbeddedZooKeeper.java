@@ -1,35 +1,16 @@
 package dev.baton.testing;
 
-import com.google.errorprone.annotations.concurrent.GuardedBy;
-import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.BindException;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
-import java.util.Set;
-import java.util.TreeSet;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 import org.apache.zookeeper.ZooKeeper;
-import org.apache.zookeeper.common.ZKConfig;
-import org.apache.zookeeper.server.ContainerManager;
-import org.apache.zookeeper.server.NIOServerCnxnFactory;
-import org.apache.zookeeper.server.ServerCnxnFactory;
-import org.apache.zookeeper.server.ZKDatabase;
-import org.apache.zookeeper.server.persistence.FileTxnSnapLog;
 import org.jspecify.annotations.Nullable;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * A real, standalone ZooKeeper server running inside the test JVM, built from ZooKeeper's own server classes
@@ -84,69 +65,16 @@ import org.slf4j.LoggerFactory;
  * <p>Thread-safety: all methods are safe to call from any thread; lifecycle methods are serialized.
  */
 public final class EmbeddedZooKeeper implements AutoCloseable {
-    private static final Pattern TOTAL_WATCHES = Pattern.compile("Total watches:(\\d+)");
-
-    private static final Logger LOG = LoggerFactory.getLogger(EmbeddedZooKeeper.class);
-
-    /** The loopback address the server binds and clients connect to. */
-    private static final String HOST = "127.0.0.1";
-
-    /** {@link #HOST} as an address, without a name lookup. */
-    private static final InetAddress HOST_ADDRESS = hostAddress();
-
-    /** Bound on {@link #expireSession(ZooKeeper)} and friends when no timeout is given. */
-    private static final Duration DEFAULT_EXPIRY_TIMEOUT = Duration.ofSeconds(30);
-
-    /** How long {@link #start()} keeps retrying to re-bind a fixed or previously used port. */
-    private static final Duration BIND_RETRY_TIMEOUT = Duration.ofSeconds(10);
-
     static {
-        setPropertyIfAbsent("zookeeper.extendedTypesEnabled", "true");
-        setPropertyIfAbsent("zookeeper.forceSync", "no");
-        setPropertyIfAbsent("zookeeper.admin.enableServer", "false");
-        setPropertyIfAbsent("zookeeper.4lw.commands.whitelist", "*");
+        ServerSettings.setJvmDefaults();
     }
 
-    private enum State { NEW, RUNNING, STOPPED, CLOSED }
-
-    private final int tickTimeMs;
-    private final int minSessionTimeoutMs;
-    private final int maxSessionTimeoutMs;
-    private final int maxClientConnections;
-    private final int containerCheckIntervalMs;
-    private final ServerSecurity security;
-    /** The JAAS section of this server's SASL users; null without SASL. */
-    private final @Nullable String saslSection;
-    private final Path dataDirectory;
     private final RequestCounter requests = new RequestCounter();
     private final AtomicReference<String> dropOnCreate = new AtomicReference<>();
+    private final ServerLifecycle lifecycle;
+    private final ServerSessions sessions;
     private final Set<ClientLink> clientLinks = ConcurrentHashMap.newKeySet();
     private final AtomicInteger linkNumbers = new AtomicInteger();
-    private final Thread cleanupHook;
-
-    // Serializes the lifecycle. A private lock, not the server itself, so a caller synchronizing on the server
-    // cannot stall it.
-    private final Object lock = new Object();
-    // These four are written only under the lock, and volatile because the accessors read them without it
-    // (so they are not @GuardedBy, which would require the lock for reads too).
-    private volatile State state = State.NEW;
-    private volatile int port;
-    /** The plaintext port: {@link #port} without TLS, a port of its own with TLS (0 until the first start). */
-    private volatile int plaintextPort;
-    /** The running server; null when not running. */
-    private volatile @Nullable CountingZooKeeperServer server;
-    /** The plaintext factory; null when not running. */
-    @GuardedBy("lock")
-    private @Nullable NIOServerCnxnFactory connectionFactory;
-    /** The TLS factory; null without TLS or when not running. */
-    @GuardedBy("lock")
-    private @Nullable ServerCnxnFactory secureFactory;
-    /** The data directory's transaction log and snapshots; null when not running. */
-    @GuardedBy("lock")
-    private @Nullable FileTxnSnapLog snapLog;
-    /** Deletes empty containers and expired TTL nodes; null when not running. */
-    @GuardedBy("lock")
-    private @Nullable ContainerManager containerManager;
 
     /**
      * Creates a server with the default settings (see the class comment). It is not started.
@@ -158,29 +86,12 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
     }
 
     private EmbeddedZooKeeper(Builder builder) {
-        this.tickTimeMs = builder.tickTimeMs();
-        this.minSessionTimeoutMs = builder.minSessionTimeoutMs(tickTimeMs);
-        this.maxSessionTimeoutMs = builder.maxSessionTimeoutMs(tickTimeMs);
-        if (minSessionTimeoutMs > maxSessionTimeoutMs) {
-            throw new IllegalArgumentException("minSessionTimeout (" + minSessionTimeoutMs
-                    + " ms) > maxSessionTimeout (" + maxSessionTimeoutMs + " ms)");
-        }
-        this.maxClientConnections = builder.maxClientConnections;
-        this.containerCheckIntervalMs = builder.containerCheckIntervalMs();
-        this.port = builder.port;
-        this.security = builder.security != null ? builder.security : ServerSecurity.NONE;
-        this.saslSection = security.sasl() ? Jaas.serverSection(security.saslUsers()) : null;
-        if (security.sasl()) {
-            setPropertyIfAbsent(Jaas.FIPS_MODE, "false");
-        }
-        try {
-            this.dataDirectory = Files.createTempDirectory("baton-zk-");
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot create a data directory for ZooKeeper", e);
-        }
-        Path dir = dataDirectory;
-        this.cleanupHook = new Thread(() -> Directories.deleteRecursively(dir), "baton-zk-cleanup");
-        Runtime.getRuntime().addShutdownHook(cleanupHook);
+        ServerSettings settings = ServerSettings.of(builder.tickTime, builder.minSessionTimeout,
+                builder.maxSessionTimeout, builder.maxClientConnections, builder.containerCheckInterval,
+                builder.security);
+        this.lifecycle = new ServerLifecycle(settings, builder.port, new ServerDataDirectory(), requests,
+                dropOnCreate);
+        this.sessions = new ServerSessions(lifecycle);
     }
 
     /**
@@ -212,56 +123,8 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
      * @throws UncheckedIOException if the port cannot be bound or the data cannot be loaded
      */
     public EmbeddedZooKeeper start() {
-        synchronized (lock) {
-            if (state == State.RUNNING) {
-                throw new IllegalStateException("ZooKeeper server is already running on port " + port);
-            }
-            if (state == State.CLOSED) {
-                throw new IllegalStateException("ZooKeeper server is closed");
-            }
-            CountingZooKeeperServer zks = null;
-            try {
-                FileTxnSnapLog log = new FileTxnSnapLog(dataDirectory.toFile(), dataDirectory.toFile());
-                snapLog = log;
-                ServerFactories.registerProviders(security);
-                zks = ServerFactories.withProperties(security.authenticationProperties(), () ->
-                        new CountingZooKeeperServer(log, tickTimeMs, minSessionTimeoutMs, maxSessionTimeoutMs,
-                                requests, dropOnCreate));
-                boolean tls = security.tls().isPresent();
-                NIOServerCnxnFactory plaintext = bind(tls ? plaintextPort : port);
-                connectionFactory = plaintext;
-                plaintext.startup(zks); // starts the NIO threads, loads the data, starts the request chain
-                plaintextPort = plaintext.getLocalPort();
-                if (tls) {
-                    ServerCnxnFactory secure = startSecure(zks);
-                    secureFactory = secure;
-                    port = secure.getLocalPort();
-                } else {
-                    port = plaintextPort;
-                }
-                ContainerManager containers = new ContainerManager(zks.getZKDatabase(),
-                        zks.firstRequestProcessor(), containerCheckIntervalMs, 10_000, 0);
-                containerManager = containers;
-                containers.start();
-                server = zks;
-                state = State.RUNNING;
-                LOG.info("ZooKeeper server started on {}:{} with data in {}", HOST, port, dataDirectory);
-                return this;
-            } catch (IOException e) {
-                shutDownQuietly(zks);
-                throw new UncheckedIOException("cannot start ZooKeeper server on port " + port, e);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                shutDownQuietly(zks);
-                throw new IllegalStateException("interrupted while starting ZooKeeper server", e);
-            } catch (RuntimeException | Error e) {
-                shutDownQuietly(zks);
-                throw e;
-            } catch (Exception e) {
-                shutDownQuietly(zks);
-                throw new IllegalStateException("cannot start ZooKeeper server", e);
-            }
-        }
+        lifecycle.start();
+        return this;
     }
 
     /**
@@ -273,17 +136,7 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
      * @throws IllegalStateException if the server is closed
      */
     public void stop() {
-        synchronized (lock) {
-            if (state == State.CLOSED) {
-                throw new IllegalStateException("ZooKeeper server is closed");
-            }
-            if (state != State.RUNNING) {
-                return;
-            }
-            shutDownQuietly(server);
-            state = State.STOPPED;
-            LOG.info("ZooKeeper server on port {} stopped", port);
-        }
+        lifecycle.stop();
     }
 
     /**
@@ -295,10 +148,8 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
      * @throws UncheckedIOException if the port cannot be bound again or the data cannot be loaded
      */
     public EmbeddedZooKeeper restart() {
-        synchronized (lock) {
-            stop();
-            return start();
-        }
+        lifecycle.restart();
+        return this;
     }
 
     /**
@@ -308,23 +159,7 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
      */
     @Override
     public void close() {
-        synchronized (lock) {
-            if (state == State.CLOSED) {
-                return;
-            }
-            if (state == State.RUNNING) {
-                shutDownQuietly(server);
-            }
-            state = State.CLOSED;
-            clientLinks.forEach(ClientLink::close);
-            try {
-                Runtime.getRuntime().removeShutdownHook(cleanupHook);
-            } catch (IllegalStateException e) {
-                // The JVM is shutting down; the hook deletes the directory anyway.
-            }
-            Directories.deleteRecursively(dataDirectory);
-            LOG.info("ZooKeeper server on port {} closed, {} deleted", port, dataDirectory);
-        }
+        lifecycle.close(() -> clientLinks.forEach(ClientLink::close));
     }
 
     /**
@@ -334,13 +169,12 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
      *     itself down after an internal error
      */
     public boolean isRunning() {
-        CountingZooKeeperServer zks = server;
-        return state == State.RUNNING && zks != null && zks.isRunning();
+        return lifecycle.isRunning();
     }
 
     /** Whether {@link #close()} has been called. */
     boolean isClosed() {
-        return state == State.CLOSED;
+        return lifecycle.isClosed();
     }
 
     /**
@@ -350,11 +184,7 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
      * @throws IllegalStateException if no port has been chosen yet (never started and no fixed port set)
      */
     public int port() {
-        int p = port;
-        if (p == 0) {
-            throw new IllegalStateException("ZooKeeper server has not been started yet, so it has no port");
-        }
-        return p;
+        return lifecycle.port();
     }
 
     /**
@@ -365,7 +195,7 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
      * @throws IllegalStateException if no port has been chosen yet
      */
     public String connectString() {
-        return HOST + ":" + port();
+        return ServerRun.HOST + ":" + port();
     }
 
     /**
@@ -377,7 +207,7 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
      * @throws IllegalStateException if the server has not been started yet or is closed
      */
     public ClientLink newClientLink() {
-        if (state == State.CLOSED) {
+        if (lifecycle.isClosed()) {
             throw new IllegalStateException("ZooKeeper server is closed");
         }
         int target = port();
@@ -395,11 +225,7 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
      * @throws IllegalStateException if the server has not been started yet
      */
     public int plaintextPort() {
-        int p = security.tls().isPresent() ? plaintextPort : port;
-        if (p == 0) {
-            throw new IllegalStateException("ZooKeeper server has not been started yet, so it has no port");
-        }
-        return p;
+        return lifecycle.plaintextPort();
     }
 
     /**
@@ -409,7 +235,7 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
      * @throws IllegalStateException if the server has not been started yet
      */
     public String plaintextConnectString() {
-        return HOST + ":" + plaintextPort();
+        return ServerRun.HOST + ":" + plaintextPort();
     }
 
     /**
@@ -418,7 +244,7 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
      * @return the settings; {@link ServerSecurity#NONE} by default
      */
     public ServerSecurity security() {
-        return security;
+        return lifecycle.settings().security();
     }
 
     /**
@@ -428,7 +254,7 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
      * @return the data directory
      */
     public Path dataDirectory() {
-        return dataDirectory;
+        return lifecycle.dataDirectory().path();
     }
 
     /**
@@ -467,13 +293,7 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
      * @throws IllegalStateException if the server does not answer
      */
     public int watchCount() {
-        String answer = FourLetterWords.send(plaintextPort(), "wchs", 5_000).orElseThrow(() ->
-                new IllegalStateException("the server on port " + plaintextPort() + " did not answer wchs"));
-        Matcher total = TOTAL_WATCHES.matcher(answer);
-        if (!total.find()) {
-            throw new IllegalStateException("unexpected wchs answer: " + answer);
-        }
-        return Integer.parseInt(total.group(1));
+        return sessions.watchCount();
     }
 
     /**
@@ -484,15 +304,7 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
      * @throws IllegalStateException if the server does not answer
      */
     public Set<String> watchedPaths() {
-        String answer = FourLetterWords.send(port(), "wchp", 5_000)
-                .orElseThrow(() -> new IllegalStateException("the server on port " + port() + " did not answer wchp"));
-        Set<String> paths = new TreeSet<>();
-        for (String line : answer.split("\n", -1)) {
-            if (line.startsWith("/")) {
-                paths.add(line.trim());
-            }
-        }
-        return paths;
+        return sessions.watchedPaths();
     }
 
     /**
@@ -510,12 +322,7 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
      * @return an immutable snapshot; empty if the server is not running
      */
     public Set<Long> liveSessions() {
-        CountingZooKeeperServer zks = server;
-        if (zks == null || !isRunning()) {
-            return Set.of();
-        }
-        ZKDatabase db = zks.getZKDatabase();
-        return db == null ? Set.of() : Set.copyOf(db.getSessionWithTimeOuts().keySet());
+        return sessions.live();
     }
 
     /**
@@ -530,16 +337,7 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
      *     timeout (the cause is then a {@link java.util.concurrent.TimeoutException})
      */
     public void expireSession(long sessionId, byte[] password) throws InterruptedException {
-        Objects.requireNonNull(password, "password");
-        requireRunning();
-        if (!security.requiredSchemes().isEmpty()) {
-            // The expirer's own handle could not authenticate, and the server would close it unheard.
-            expireSession(sessionId);
-            return;
-        }
-        long deadline = System.nanoTime() + DEFAULT_EXPIRY_TIMEOUT.toNanos();
-        SessionExpirer.expire(plaintextConnectString(), sessionId, password, DEFAULT_EXPIRY_TIMEOUT);
-        awaitSessionGone(sessionId, deadline);
+        sessions.expire(sessionId, password);
     }
 
     /**
@@ -565,20 +363,14 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
      * @throws IllegalStateException if the server is not running or the session is still alive after 30 s
      */
     public void expireSession(long sessionId) throws InterruptedException {
-        CountingZooKeeperServer zks = requireRunning();
-        long deadline = System.nanoTime() + DEFAULT_EXPIRY_TIMEOUT.toNanos();
-        if (zks.getZKDatabase().getSessionWithTimeOuts().containsKey(sessionId)) {
-            zks.expire(sessionId);
-        }
-        awaitSessionGone(sessionId, deadline);
+        sessions.expire(sessionId);
     }
 
     /**
      * Loses the reply to the next create whose path starts with {@code pathPrefix}: the server applies the
      * create, but closes the client's connection just before replying, so the client sees a connection loss
      * for a create that happened (a transaction counts as a create of its first created path). The client
-     * reconnects on the same session. One-shot; a later call replaces
-     * an unused one.
+     * reconnects on the same session. One-shot; a later call replaces an unused one.
      *
      * @param pathPrefix the start of the full path (chroot included) of the create to lose the reply of
      * @throws NullPointerException if {@code pathPrefix} is null
@@ -590,157 +382,7 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
     /** A short description with the address and state, for test output. */
     @Override
     public String toString() {
-        return "EmbeddedZooKeeper[" + HOST + ":" + port + (security.tls().isPresent() ? " (TLS)" : "") + ", "
-                + state + ", " + dataDirectory + "]";
-    }
-
-    private CountingZooKeeperServer requireRunning() {
-        CountingZooKeeperServer zks = server;
-        if (zks == null || !isRunning()) {
-            throw new IllegalStateException("ZooKeeper server is not running");
-        }
-        return zks;
-    }
-
-    /**
-     * Waits until the closeSession transaction is applied: the session is unknown and owns no ephemerals.
-     * (The tracker forgets the session a moment before the data tree drops its ephemerals, hence both checks.)
-     */
-    private void awaitSessionGone(long sessionId, long deadlineNanos) throws InterruptedException {
-        while (true) {
-            CountingZooKeeperServer zks = requireRunning();
-            ZKDatabase db = zks.getZKDatabase();
-            if (!db.getSessionWithTimeOuts().containsKey(sessionId)
-                    && db.getDataTree().getEphemerals(sessionId).isEmpty()) {
-                return;
-            }
-            if (System.nanoTime() - deadlineNanos >= 0) {
-                throw new IllegalStateException("session 0x" + Long.toHexString(sessionId)
-                        + " still alive on the server after " + DEFAULT_EXPIRY_TIMEOUT,
-                        new java.util.concurrent.TimeoutException());
-            }
-            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
-            if (Thread.interrupted()) {
-                throw new InterruptedException();
-            }
-        }
-    }
-
-    /**
-     * Binds the plaintext client port. A port used before (or fixed by the builder) may be briefly held by a
-     * socket the OS has not released yet, or picked as an ephemeral port by an outgoing connection while the
-     * server was down, so a {@link BindException} is retried for a few seconds.
-     */
-    private NIOServerCnxnFactory bind(int wanted) throws Exception {
-        long deadline = System.nanoTime() + BIND_RETRY_TIMEOUT.toNanos();
-        InetSocketAddress address = new InetSocketAddress(HOST_ADDRESS, wanted);
-        while (true) {
-            NIOServerCnxnFactory factory = new QuietNioServerCnxnFactory();
-            try {
-                configure(factory, address, false);
-                return factory;
-            } catch (BindException e) {
-                factory.shutdown(); // closes the unbound channel and selectors
-                if (wanted == 0 || System.nanoTime() - deadline >= 0) {
-                    throw e;
-                }
-                LOG.debug("port {} is busy, retrying", wanted);
-                TimeUnit.MILLISECONDS.sleep(50);
-            }
-        }
-    }
-
-    /**
-     * Starts the TLS factory on {@link #port} (a free one at the first start) for {@code zks}, which the
-     * plaintext factory has started; a busy port is retried as in {@link #bind(int)}.
-     */
-    @GuardedBy("lock")
-    private ServerCnxnFactory startSecure(CountingZooKeeperServer zks) throws Exception {
-        long deadline = System.nanoTime() + BIND_RETRY_TIMEOUT.toNanos();
-        InetSocketAddress address = new InetSocketAddress(HOST_ADDRESS, port);
-        ZKConfig tls = new ZKConfig();
-        security.tlsProperties().forEach(tls::setProperty);
-        while (true) {
-            ServerCnxnFactory factory = ServerFactories.nettyFactory(tls);
-            try {
-                configure(factory, address, true);
-                factory.startup(zks, false); // binds; the server itself is already started
-                return factory;
-            } catch (BindException e) {
-                factory.shutdown();
-                if (port == 0 || System.nanoTime() - deadline >= 0) {
-                    throw e;
-                }
-                LOG.debug("TLS port {} is busy, retrying", port);
-                TimeUnit.MILLISECONDS.sleep(50);
-            } catch (Exception | Error e) {
-                factory.shutdown();
-                throw e;
-            }
-        }
-    }
-
-    /** Configures a factory; with SASL, while ZooKeeper's server-section property names this server's. */
-    private void configure(ServerCnxnFactory factory, InetSocketAddress address, boolean secure) throws Exception {
-        if (saslSection == null) {
-            factory.configure(address, maxClientConnections, -1, secure);
-            return;
-        }
-        ServerFactories.withProperties(Map.of("zookeeper.sasl.serverconfig", saslSection), () -> {
-            factory.configure(address, maxClientConnections, -1, secure);
-            return null;
-        });
-    }
-
-    /**
-     * Takes down what {@link #start()} built, in the order {@code ZooKeeperServerMain} uses, and waits for the
-     * connection threads to end so the port can be bound again at once.
-     */
-    @GuardedBy("lock")
-    private void shutDownQuietly(@Nullable CountingZooKeeperServer zks) {
-        if (containerManager != null) {
-            containerManager.stop();
-            containerManager = null;
-        }
-        if (secureFactory != null) {
-            secureFactory.shutdown(); // closes the TLS socket and connections; shuts zks down too
-            secureFactory = null;
-        }
-        if (connectionFactory != null) {
-            // Closes the listening socket and every connection, joins the NIO threads, then shuts zks down.
-            connectionFactory.shutdown();
-            connectionFactory = null;
-        }
-        if (zks != null) {
-            try {
-                zks.shutdown(true); // no-op if already shut down, then frees the in-memory database
-            } catch (RuntimeException e) {
-                LOG.warn("error shutting ZooKeeper server down", e);
-            }
-        }
-        if (snapLog != null) {
-            try {
-                snapLog.close();
-            } catch (IOException e) {
-                LOG.warn("error closing ZooKeeper transaction log", e);
-            }
-            snapLog = null;
-        }
-        server = null;
-    }
-
-    private static InetAddress hostAddress() {
-        try {
-            return InetAddress.getByAddress(new byte[] {127, 0, 0, 1});
-        } catch (java.net.UnknownHostException e) {
-            throw new AssertionError("an IPv4 address has four bytes", e);
-        }
-    }
-
-    private static void setPropertyIfAbsent(String key, String value) {
-        if (System.getProperty(key) == null) {
-            System.setProperty(key, value);
-        }
+        return "EmbeddedZooKeeper[" + lifecycle + "]";
     }
 
     /**
@@ -749,9 +391,6 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
      * servers (each with its own data directory and port). Not thread-safe.
      */
     public static final class Builder {
-
-        private static final Duration DEFAULT_TICK_TIME = Duration.ofMillis(500);
-        private static final Duration DEFAULT_CONTAINER_CHECK_INTERVAL = Duration.ofSeconds(1);
 
         // Each option is null until set.
         private @Nullable Duration tickTime;
@@ -793,7 +432,7 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
          */
         public Builder tickTime(Duration tickTime) {
             requireUnset(this.tickTime, "tickTime");
-            this.tickTime = requirePositiveMillis(tickTime, "tickTime");
+            this.tickTime = ServerSettings.requireMillis(tickTime, "tickTime");
             return this;
         }
 
@@ -808,7 +447,7 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
          */
         public Builder minSessionTimeout(Duration minSessionTimeout) {
             requireUnset(this.minSessionTimeout, "minSessionTimeout");
-            this.minSessionTimeout = requirePositiveMillis(minSessionTimeout, "minSessionTimeout");
+            this.minSessionTimeout = ServerSettings.requireMillis(minSessionTimeout, "minSessionTimeout");
             return this;
         }
 
@@ -823,7 +462,7 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
          */
         public Builder maxSessionTimeout(Duration maxSessionTimeout) {
             requireUnset(this.maxSessionTimeout, "maxSessionTimeout");
-            this.maxSessionTimeout = requirePositiveMillis(maxSessionTimeout, "maxSessionTimeout");
+            this.maxSessionTimeout = ServerSettings.requireMillis(maxSessionTimeout, "maxSessionTimeout");
             return this;
         }
 
@@ -860,7 +499,7 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
          */
         public Builder containerCheckInterval(Duration interval) {
             requireUnset(this.containerCheckInterval, "containerCheckInterval");
-            this.containerCheckInterval = requirePositiveMillis(interval, "containerCheckInterval");
+            this.containerCheckInterval = ServerSettings.requireMillis(interval, "containerCheckInterval");
             return this;
         }
 
@@ -895,40 +534,10 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
             return new EmbeddedZooKeeper(this);
         }
 
-        int tickTimeMs() {
-            return toMillis(tickTime == null ? DEFAULT_TICK_TIME : tickTime);
-        }
-
-        int minSessionTimeoutMs(int tickMs) {
-            return minSessionTimeout == null ? Math.multiplyExact(2, tickMs) : toMillis(minSessionTimeout);
-        }
-
-        int maxSessionTimeoutMs(int tickMs) {
-            return maxSessionTimeout == null ? Math.multiplyExact(40, tickMs) : toMillis(maxSessionTimeout);
-        }
-
-        int containerCheckIntervalMs() {
-            return toMillis(containerCheckInterval == null ? DEFAULT_CONTAINER_CHECK_INTERVAL
-                    : containerCheckInterval);
-        }
-
-        private static int toMillis(Duration d) {
-            return Math.toIntExact(d.toMillis());
-        }
-
         private static void requireUnset(@Nullable Duration current, String name) {
             if (current != null) {
                 throw new IllegalStateException(name + " was already set to " + current);
             }
-        }
-
-        private static Duration requirePositiveMillis(Duration d, String name) {
-            Objects.requireNonNull(d, name);
-            if (d.toMillis() <= 0 || d.toMillis() > Integer.MAX_VALUE) {
-                throw new IllegalArgumentException(name + " must be from 1 ms to " + Integer.MAX_VALUE
-                        + " ms: " + d);
-            }
-            return d;
         }
     }
 }

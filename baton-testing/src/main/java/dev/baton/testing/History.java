@@ -3,18 +3,12 @@ package dev.baton.testing;
 import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.URLDecoder;
-import java.net.URLEncoder;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
@@ -188,27 +182,13 @@ public final class History {
          * @return the encoded line
          */
         public String toLine() {
-            return LINE_PREFIX + "seq=" + seq + " t=" + nanos + " kind=" + kind + " client=" + enc(client)
-                    + " name=" + enc(name) + " token=" + (hasToken() ? Long.toString(token) : "-")
-                    + " detail=" + enc(detail);
+            return EventLines.encode(this);
         }
 
         /** Returns a human-readable one-line form: time, client, kind, name, token, detail. */
         @Override
         public String toString() {
-            StringBuilder b = new StringBuilder();
-            b.append(String.format("#%-5d %10.3f ms  %-10s %-15s", seq, nanos / 1e6, client.isEmpty() ? "-" : client,
-                    kind));
-            if (!name.isEmpty()) {
-                b.append(' ').append(name);
-            }
-            if (hasToken()) {
-                b.append(" token=").append(token);
-            }
-            if (!detail.isEmpty()) {
-                b.append("  (").append(detail).append(')');
-            }
-            return b.toString();
+            return EventLines.describe(this);
         }
     }
 
@@ -216,7 +196,7 @@ public final class History {
      * Records the events of one client into a history; a convenience over {@link History#record}.
      * Thread-safety: as the history.
      */
-    public final class Recorder {
+    public final class Recorder extends ClientEvents {
 
         private final String client;
 
@@ -233,250 +213,9 @@ public final class History {
             return client;
         }
 
-        /**
-         * Records {@link Kind#ACQUIRED} of lock {@code lock} with {@code token}; returns the event.
-         *
-         * @param lock the name of the lock acquired
-         * @param token the fencing token of the new hold, or {@link History#NO_TOKEN} if the lock gives none
-         * @return the appended event
-         */
-        public Event acquired(String lock, long token) {
-            return record(client, Kind.ACQUIRED, lock, token, "");
-        }
-
-        /**
-         * Records {@link Kind#RELEASED} of lock {@code lock} (call before sending the release).
-         *
-         * @param lock the name of the lock about to be released
-         * @param token the fencing token of the hold that ends, or {@link History#NO_TOKEN}
-         * @return the appended event
-         */
-        public Event released(String lock, long token) {
-            return record(client, Kind.RELEASED, lock, token, "");
-        }
-
-        /**
-         * Records {@link Kind#LOST} of lock {@code lock}, with the reason.
-         *
-         * @param lock the name of the lock lost
-         * @param token the fencing token of the hold that ends, or {@link History#NO_TOKEN}
-         * @param reason why the client stopped believing, e.g. the connection state; the event's detail
-         * @return the appended event
-         */
-        public Event lost(String lock, long token, String reason) {
-            return record(client, Kind.LOST, lock, token, reason);
-        }
-
-        /**
-         * Records {@link Kind#BECAME_LEADER} of {@code leadership} with {@code token}.
-         *
-         * @param leadership the name of the leadership won
-         * @param token the fencing token of the new leadership, or {@link History#NO_TOKEN} if the recipe gives none
-         * @return the appended event
-         */
-        public Event becameLeader(String leadership, long token) {
-            return record(client, Kind.BECAME_LEADER, leadership, token, "");
-        }
-
-        /**
-         * Records {@link Kind#LOST_LEADERSHIP} of {@code leadership}, with the reason.
-         *
-         * @param leadership the name of the leadership given up or lost
-         * @param token the fencing token of the leadership that ends, or {@link History#NO_TOKEN}
-         * @param reason why the client stopped believing it leads, e.g. the callback that told it; the event's detail
-         * @return the appended event
-         */
-        public Event lostLeadership(String leadership, long token, String reason) {
-            return record(client, Kind.LOST_LEADERSHIP, leadership, token, reason);
-        }
-
-        /**
-         * Records {@link Kind#ENTER_CALLED} on barrier {@code barrier}.
-         *
-         * @param barrier the name of the barrier entered
-         * @return the appended event
-         */
-        public Event enterCalled(String barrier) {
-            return record(client, Kind.ENTER_CALLED, barrier, NO_TOKEN, "");
-        }
-
-        /**
-         * Records {@link Kind#ENTER_RETURNED} on barrier {@code barrier}.
-         *
-         * @param barrier the name of the barrier passed
-         * @return the appended event
-         */
-        public Event enterReturned(String barrier) {
-            return record(client, Kind.ENTER_RETURNED, barrier, NO_TOKEN, "");
-        }
-
-        /**
-         * Records {@link Kind#LEAVE_CALLED} on barrier {@code barrier}.
-         *
-         * @param barrier the name of the barrier left
-         * @return the appended event
-         */
-        public Event leaveCalled(String barrier) {
-            return record(client, Kind.LEAVE_CALLED, barrier, NO_TOKEN, "");
-        }
-
-        /**
-         * Records {@link Kind#LEAVE_RETURNED} on barrier {@code barrier}.
-         *
-         * @param barrier the name of the barrier left
-         * @return the appended event
-         */
-        public Event leaveReturned(String barrier) {
-            return record(client, Kind.LEAVE_RETURNED, barrier, NO_TOKEN, "");
-        }
-
-        /**
-         * Records {@link Kind#ITEM_PUT} of queue item {@code item} (after the put succeeded).
-         *
-         * @param item the item's id
-         * @return the appended event
-         */
-        public Event itemPut(String item) {
-            return record(client, Kind.ITEM_PUT, item, NO_TOKEN, "");
-        }
-
-        /**
-         * Records {@link Kind#ITEM_TAKEN} of queue item {@code item} (as consumption starts).
-         *
-         * @param item the item's id
-         * @return the appended event
-         */
-        public Event itemTaken(String item) {
-            return record(client, Kind.ITEM_TAKEN, item, NO_TOKEN, "");
-        }
-
-        /**
-         * Records {@link Kind#ITEM_DONE} of queue item {@code item} (as consumption returns).
-         *
-         * @param item the item's id
-         * @return the appended event
-         */
-        public Event itemDone(String item) {
-            return record(client, Kind.ITEM_DONE, item, NO_TOKEN, "");
-        }
-
-        /**
-         * Records {@link Kind#ITEM_DROPPED} of queue item {@code item}, with the reason.
-         *
-         * @param item the item's id
-         * @param reason why it was dropped
-         * @return the appended event
-         */
-        public Event itemDropped(String item, String reason) {
-            return record(client, Kind.ITEM_DROPPED, item, NO_TOKEN, reason);
-        }
-
-        /**
-         * Records {@link Kind#OP_INVOKED} of {@code operation} on {@code object} (just before sending it).
-         *
-         * @param object the object operated on, e.g. a counter's name
-         * @param operation the operation and its arguments, e.g. {@code "add 1"}, {@code "read"}, {@code "cas 3 4"}
-         * @return the appended event
-         */
-        public Event invoked(String object, String operation) {
-            return record(client, Kind.OP_INVOKED, object, NO_TOKEN, operation);
-        }
-
-        /**
-         * Records {@link Kind#OP_OK}: {@code operation} on {@code object} returned {@code result}.
-         *
-         * @param object the object operated on
-         * @param operation the operation as given to {@link #invoked}
-         * @param result what it returned, e.g. {@code "3 4"} for an add (before and after) or {@code "true"}
-         * @return the appended event
-         */
-        public Event ok(String object, String operation, String result) {
-            return record(client, Kind.OP_OK, object, NO_TOKEN, operation + " => " + result);
-        }
-
-        /**
-         * Records {@link Kind#OP_FAILED}: {@code operation} on {@code object} certainly did not take effect.
-         *
-         * @param object the object operated on
-         * @param operation the operation as given to {@link #invoked}
-         * @return the appended event
-         */
-        public Event failed(String object, String operation) {
-            return record(client, Kind.OP_FAILED, object, NO_TOKEN, operation);
-        }
-
-        /**
-         * Records {@link Kind#OP_UNKNOWN}: {@code operation} on {@code object} ended without an answer.
-         *
-         * @param object the object operated on
-         * @param operation the operation as given to {@link #invoked}
-         * @param reason why the outcome is unknown, e.g. the exception
-         * @return the appended event
-         */
-        public Event unknown(String object, String operation, String reason) {
-            return record(client, Kind.OP_UNKNOWN, object, NO_TOKEN, operation + " => " + reason);
-        }
-
-        /**
-         * Records {@link Kind#CONNECTED}, with e.g. the connection state that caused it.
-         *
-         * @param detail what caused it, e.g. {@code "RECONNECTED"} ({@code ""} or null if nothing to say)
-         * @return the appended event
-         */
-        public Event connected(String detail) {
-            return record(client, Kind.CONNECTED, "", NO_TOKEN, detail);
-        }
-
-        /**
-         * Records {@link Kind#DISCONNECTED}, with e.g. the connection state that caused it.
-         *
-         * @param detail what caused it, e.g. {@code "SUSPENDED"} ({@code ""} or null if nothing to say)
-         * @return the appended event
-         */
-        public Event disconnected(String detail) {
-            return record(client, Kind.DISCONNECTED, "", NO_TOKEN, detail);
-        }
-
-        /**
-         * Records {@link Kind#DISCONNECTED} on behalf of a fault that ends this client's session or cuts it off,
-         * marked when the fault starts because the client is not told yet. The event names the fault, so the
-         * checkers keep the client out of touch until that fault's {@link Kind#FAULT_HEALED}: a {@code CONNECTED}
-         * before then is of the session being ended, or of a connection cut off (see {@link Checkers}).
-         *
-         * @param fault the fault's id, as in its {@link Kind#FAULT_INJECTED}
-         * @param detail what the fault does to the client
-         * @return the appended event
-         */
-        public Event cutOff(String fault, String detail) {
-            return record(client, Kind.DISCONNECTED, Objects.requireNonNull(fault, "fault"), NO_TOKEN, detail);
-        }
-
-        /**
-         * Records {@link Kind#PAUSED} of this client's process.
-         *
-         * @return the appended event
-         */
-        public Event paused() {
-            return record(client, Kind.PAUSED, "", NO_TOKEN, "");
-        }
-
-        /**
-         * Records {@link Kind#RESUMED} of this client's process.
-         *
-         * @return the appended event
-         */
-        public Event resumed() {
-            return record(client, Kind.RESUMED, "", NO_TOKEN, "");
-        }
-
-        /**
-         * Records a {@link Kind#NOTE} about this client.
-         *
-         * @param text the remark, recorded as the event's detail
-         * @return the appended event
-         */
-        public Event note(String text) {
-            return record(client, Kind.NOTE, "", NO_TOKEN, text);
+        @Override
+        Event append(Kind kind, String name, long token, String detail) {
+            return record(client, kind, name, token, detail);
         }
     }
 
@@ -663,32 +402,7 @@ public final class History {
      * @throws IllegalArgumentException if the line is malformed after the prefix
      */
     public static Optional<Event> parseLine(String line) {
-        Objects.requireNonNull(line, "line");
-        int at = line.indexOf(LINE_PREFIX);
-        if (at < 0) {
-            return Optional.empty();
-        }
-        Map<String, String> fields = new HashMap<>();
-        for (String part : line.substring(at + LINE_PREFIX.length()).strip().split(" +", -1)) {
-            int eq = part.indexOf('=');
-            if (eq <= 0) {
-                throw new IllegalArgumentException("malformed event line (field '" + part + "'): " + line);
-            }
-            fields.put(part.substring(0, eq), part.substring(eq + 1));
-        }
-        try {
-            String token = require(fields, "token");
-            return Optional.of(new Event(
-                    Long.parseLong(require(fields, "seq")),
-                    Long.parseLong(require(fields, "t")),
-                    dec(require(fields, "client")),
-                    Kind.valueOf(require(fields, "kind")),
-                    dec(require(fields, "name")),
-                    token.equals("-") ? NO_TOKEN : Long.parseLong(token),
-                    dec(require(fields, "detail"))));
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("malformed event line (" + e.getMessage() + "): " + line, e);
-        }
+        return EventLines.decode(line);
     }
 
     /**
@@ -764,15 +478,7 @@ public final class History {
      * @throws UncheckedIOException if the file cannot be written
      */
     public void dump(Path file) {
-        StringBuilder b = new StringBuilder();
-        for (Event e : events()) {
-            b.append(e.toLine()).append('\n');
-        }
-        try {
-            Files.writeString(file, b);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot write history to " + file, e);
-        }
+        EventLines.write(file, events());
     }
 
     /** Returns all events so far, one human-readable line each. */
@@ -789,26 +495,6 @@ public final class History {
      * @return the formatted lines, each ending with a newline
      */
     public static String format(Collection<Event> events, Set<Long> marked) {
-        StringBuilder b = new StringBuilder();
-        for (Event e : events) {
-            b.append(marked.contains(e.seq()) ? ">> " : "   ").append(e).append('\n');
-        }
-        return b.toString();
-    }
-
-    private static String require(Map<String, String> fields, String key) {
-        String v = fields.get(key);
-        if (v == null) {
-            throw new IllegalArgumentException("missing field '" + key + "'");
-        }
-        return v;
-    }
-
-    private static String enc(String s) {
-        return s.isEmpty() ? "" : URLEncoder.encode(s, StandardCharsets.UTF_8);
-    }
-
-    private static String dec(String s) {
-        return URLDecoder.decode(s, StandardCharsets.UTF_8);
+        return EventLines.format(events, marked);
     }
 }
