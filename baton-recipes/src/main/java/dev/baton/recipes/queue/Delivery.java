@@ -2,10 +2,10 @@ package dev.baton.recipes.queue;
 
 import com.google.errorprone.annotations.concurrent.GuardedBy;
 import dev.baton.BatonClient;
-import dev.baton.internal.BatonPaths;
 import dev.baton.internal.Failures;
 import dev.baton.internal.Futures;
 import dev.baton.internal.Monitor;
+import dev.baton.recipes.queue.ItemClaims.Claimed;
 import dev.baton.state.ConnectionState;
 import dev.baton.state.ConnectionStateListener;
 import java.io.IOException;
@@ -15,15 +15,12 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.WatchedEvent;
 import org.apache.zookeeper.Watcher;
-import org.apache.zookeeper.data.Stat;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -49,14 +46,14 @@ import org.slf4j.LoggerFactory;
  * races for them: a consumer never takes an item ahead of one it has yet to try, so the items it receives come
  * in sequence order (for the plain and id queues, the order in which each thread put them).
  *
- * <p>Thread-safety: thread-safe; state guarded by {@code lock}.
+ * <p>This class is the state machine: the listing, the window of claimed items, the hand-off to the consumer, and
+ * closing. The requests that claim, settle and give back an item are {@link ItemClaims}; the watches on lock nodes
+ * other consumers hold are {@link HeldLocks}, which takes this class's lock. The constants that tune the window
+ * are documented where they are declared.
  *
- * <p>Why one file of some 700 lines: listing, claiming, consuming and settling are one state machine over one
- * window of claimed items and one set of watches, guarded by one lock; each step hands the next its state, so
- * apart they would share every field. The constants that tune the window are documented where they are
- * declared.
+ * <p>Thread-safety: thread-safe; state guarded by {@code lock}.
  */
-final class Delivery<T> implements Watcher, ConnectionStateListener {
+final class Delivery<T> implements Watcher, ConnectionStateListener, ItemClaims.Outcomes {
     private static final Logger LOG = LoggerFactory.getLogger(Delivery.class);
     private static final Duration RETRY = Duration.ofMillis(500);
     /**
@@ -77,29 +74,20 @@ final class Delivery<T> implements Watcher, ConnectionStateListener {
      * is a write the server logs.
      */
     private static final int STALE_AFTER = 2;
-    /** At most this many lock nodes of items held by others are watched at once. */
-    private static final int MAX_LOCK_WATCHES = 16;
-
-    /** An item claimed and read, waiting to be consumed; {@code lockNode} null without a lock path. */
-    private record Claimed(
-            String name,
-            // The item node's bytes as ZooKeeper returned them, handed to the decoder once; never compared or hashed.
-            @SuppressWarnings("ArrayRecordComponent") byte[] data,
-            @Nullable String lockNode,
-            long session) {
-    }
 
     private final Monitor lock = new Monitor();
     private final BatonClient client;
     private final String queuePath;
-    /** Where the lock nodes go; null without a lock path (items are taken at most once). */
-    private final @Nullable String lockPath;
+    /** Whether items are claimed with lock nodes (a lock path is set), or taken at most once. */
+    private final boolean locking;
     private final Layout layout;
     private final QueueSerializer<T> serializer;
     private final QueueConsumer<T> consumer;
     private final Executor executor;
     private final int minItemsBeforeRefresh;
     private final Listing lister;
+    private final HeldLocks heldLocks;
+    private final ItemClaims claimer;
     private volatile ErrorMode errorMode = ErrorMode.REQUEUE;
     private volatile int lastCount;
     /** How long the last item took to consume; {@code Long.MAX_VALUE} before the first. */
@@ -137,23 +125,20 @@ final class Delivery<T> implements Watcher, ConnectionStateListener {
     /** The thread consuming an item now; null if none. */
     @GuardedBy("lock")
     private @Nullable Thread consumingThread;
-    @GuardedBy("lock")
-    private final Set<String> heldElsewhere = new java.util.LinkedHashSet<>();
-    @GuardedBy("lock")
-    private final Set<String> watchedLocks = new HashSet<>();
-    private final Watcher lockWatcher = this::lockEvent;
 
     Delivery(BatonClient client, String queuePath, @Nullable String lockPath, Layout layout,
             QueueSerializer<T> serializer, QueueConsumer<T> consumer, Executor executor, int minItemsBeforeRefresh) {
         this.client = client;
         this.queuePath = queuePath;
-        this.lockPath = lockPath;
+        this.locking = lockPath != null;
         this.layout = layout;
         this.serializer = serializer;
         this.consumer = consumer;
         this.executor = executor;
         this.minItemsBeforeRefresh = minItemsBeforeRefresh;
         this.lister = new Listing(client, queuePath, layout);
+        this.heldLocks = new HeldLocks(lock, client, this::lockGone);
+        this.claimer = new ItemClaims(client, queuePath, lockPath, layout, heldLocks, this);
     }
 
     void setErrorMode(ErrorMode mode) {
@@ -190,31 +175,16 @@ final class Delivery<T> implements Watcher, ConnectionStateListener {
                 timer.cancel(false);
                 timer = null;
             }
-            if (lockPath != null) {
+            if (locking) {
                 release.addAll(ready); // claimed but not begun: give their lock nodes back
                 ready.clear();
                 release.forEach(c -> inFlight.remove(c.name()));
             } // without a lock path, claimed items are out of the queue already: they are still consumed
         }
-        for (Claimed c : release) {
-            String lockNode = c.lockNode(); // set: claimed with a lock path
-            if (lockNode != null) {
-                releaseOwnLock(lockNode, c.session());
-            }
-        }
+        release.forEach(claimer::release); // each claimed with a lock path
         client.getConnectionStateListenable().removeListener(this);
         removeWatch();
-        List<String> locks;
-        synchronized (lock) {
-            locks = List.copyOf(watchedLocks);
-            watchedLocks.clear();
-        }
-        for (String lockNode : locks) {
-            if (client.getState() == BatonClient.State.STARTED) {
-                client.watchers().remove(lockWatcher).ofType(Watcher.WatcherType.Data).quietly()
-                        .forPathAsync(lockNode).exceptionally(e -> null);
-            }
-        }
+        heldLocks.removeAll();
         awaitSettled(waitNanos);
     }
 
@@ -268,7 +238,7 @@ final class Delivery<T> implements Watcher, ConnectionStateListener {
         if (newState == ConnectionState.RECONNECTED) {
             synchronized (lock) {
                 dirty = true; // a new session has no watch; and items may have come meanwhile
-                watchedLocks.clear();
+                heldLocks.forgetWatched();
             }
         }
         pump(); // claimed items wait while disconnected, and are dropped once their session is known lost
@@ -310,7 +280,7 @@ final class Delivery<T> implements Watcher, ConnectionStateListener {
                     listing = true;
                     listed = true;
                     dirty = false;
-                    heldElsewhere.clear();
+                    heldLocks.forgetHeld();
                     Futures.whenDone(lister.list(this), (result, error) -> {
                         if (error != null) {
                             listFailed(error);
@@ -322,12 +292,12 @@ final class Delivery<T> implements Watcher, ConnectionStateListener {
                     claimAhead();
                 }
             }
-            if (!consuming && !ready.isEmpty() && (running || lockPath == null)) {
+            if (!consuming && !ready.isEmpty() && (running || !locking)) {
                 Claimed next = ready.poll();
                 consuming = true;
                 consume = () -> consume(next);
             } else if (running && !listing && idle()) {
-                watchHeldLocks();
+                heldLocks.watchHeld();
             }
         }
         if (consume != null) {
@@ -357,7 +327,7 @@ final class Delivery<T> implements Watcher, ConnectionStateListener {
             inFlight.add(name);
             claims++;
             takenSinceListing++;
-            claim(name);
+            claimer.claim(name);
         }
     }
 
@@ -421,85 +391,27 @@ final class Delivery<T> implements Watcher, ConnectionStateListener {
         pump();
     }
 
-    /** Claims item {@code name}: both requests are sent at once. Called under the lock. */
-    @GuardedBy("lock")
-    private void claim(String name) {
-        String itemPath = BatonPaths.makePath(queuePath, name);
-        String lockParent = lockPath;
-        if (lockParent == null) {
-            CompletableFuture<byte[]> data = read(itemPath);
-            CompletableFuture<Void> delete = send(() -> client.delete().forPathAsync(itemPath));
-            Futures.whenDone(data, (bytes, readError) -> Futures.whenDone(delete, (v, deleteError) -> {
-                if (deleteError == null && readError == null) {
-                    claimed(new Claimed(name, bytes, null, 0));
-                    return;
-                }
-                if (deleteError == null) {
-                    LOG.warn("queue item {} was removed but could not be read", itemPath, readError);
-                } else if (Failures.isConnectionProblem(deleteError)) {
-                    markDirty();
-                }
-                lostRace(name, Failures.code(deleteError) == KeeperException.Code.NONODE);
-            }));
-            return;
-        }
-        String lockNode = BatonPaths.makePath(lockParent, name);
-        long session = session();
-        // The lock node's create and a check that the item still exists, in one transaction: no lock node is
-        // made (and none has to be removed) for an item another consumer took since the listing.
-        var op = client.transactionOp();
-        CompletableFuture<?> locked = send(() -> client.transaction().forOperationsAsync(List.of(
-                op.create().withMode(CreateMode.EPHEMERAL).forPath(lockNode), op.check().forPath(itemPath))));
-        CompletableFuture<byte[]> data = read(itemPath);
-        Futures.whenDone(locked, (created, lockError) -> Futures.whenDone(data, (bytes, readError) -> {
-            if (lockError == null && readError == null) {
-                claimed(new Claimed(name, bytes, lockNode, session));
-                return;
-            }
-            boolean race = false;
-            String failedPath = Failures.unwrap(lockError) instanceof KeeperException ke ? ke.getPath() : null;
-            if (lockError == null) {
-                releaseOwnLock(lockNode, session); // the item went between the check and the read, or is unreadable
-                race = Failures.code(readError) == KeeperException.Code.NONODE;
-            } else if (Failures.code(lockError) == KeeperException.Code.NODEEXISTS) {
-                race = true;
-                if (readError == null) {
-                    synchronized (lock) {
-                        heldElsewhere.add(lockNode); // watched if this consumer runs out of work
-                    }
-                }
-            } else if (Failures.code(lockError) == KeeperException.Code.NONODE && itemPath.equals(failedPath)) {
-                race = true; // consumed by another since the listing
-            } else if (Failures.code(lockError) == KeeperException.Code.NONODE) {
-                ensureLockPath(lockParent); // the lock path was removed: make it again and try later
-                markDirty();
-            } else if (Failures.isConnectionProblem(lockError)) {
-                releaseLock(lockNode, session); // only if the create was applied after all (ours by session)
-                markDirty();
-            }
-            lostRace(name, race);
-        }));
-    }
-
-    private void claimed(Claimed item) {
-        String giveBack = null; // the lock node to give back: claimed with a lock after close
+    @Override
+    public void claimed(Claimed item) {
+        boolean giveBack = false; // claimed with a lock after close: give its lock node back
         synchronized (lock) {
             claims--;
             if (!running && item.lockNode() != null) {
-                giveBack = item.lockNode();
+                giveBack = true;
                 inFlight.remove(item.name());
                 lock.signalAll();
             } else {
                 ready.add(item);
             }
         }
-        if (giveBack != null) {
-            releaseOwnLock(giveBack, item.session());
+        if (giveBack) {
+            claimer.release(item);
         }
         pump();
     }
 
-    private void lostRace(String name, boolean toAnotherConsumer) {
+    @Override
+    public void lostRace(String name, boolean toAnotherConsumer) {
         synchronized (lock) {
             claims--;
             inFlight.remove(name);
@@ -511,18 +423,6 @@ final class Delivery<T> implements Watcher, ConnectionStateListener {
         pump();
     }
 
-    private CompletableFuture<byte[]> read(String itemPath) {
-        return send(() -> client.getData().forPathAsync(itemPath));
-    }
-
-    private static <R> CompletableFuture<R> send(java.util.function.Supplier<CompletableFuture<R>> request) {
-        try {
-            return request.get();
-        } catch (RuntimeException e) {
-            return CompletableFuture.failedFuture(e);
-        }
-    }
-
     /**
      * Consumes a claimed item on the executor. With a lock path, only while the session that made its lock node
      * lives and is connected: after a {@code LOST} the item may be another consumer's now, and while suspended it
@@ -530,7 +430,7 @@ final class Delivery<T> implements Watcher, ConnectionStateListener {
      */
     private void consume(Claimed item) {
         if (item.lockNode() != null) {
-            if (session() != item.session()) {
+            if (claimer.session() != item.session()) {
                 dropped(item);
                 return;
             }
@@ -546,9 +446,7 @@ final class Delivery<T> implements Watcher, ConnectionStateListener {
             executor.execute(() -> run(item));
         } catch (RuntimeException e) {
             LOG.error("the queue's executor refused item {}; it stays in the queue", item.name(), e);
-            if (item.lockNode() != null) {
-                releaseOwnLock(item.lockNode(), item.session());
-            }
+            claimer.release(item);
             dropped(item);
         }
     }
@@ -598,143 +496,28 @@ final class Delivery<T> implements Watcher, ConnectionStateListener {
                 consuming = false;
             }
         }
-        if (item.lockNode() == null) {
-            settled(item.name());
-        } else {
-            settle(item.name(), item.data(), item.lockNode(), item.session(), requeue);
-        }
+        claimer.settle(item, requeue);
         pump();
     }
 
-    /**
-     * Removes a consumed item with its lock node in one transaction (or puts it back at the end of the queue),
-     * only while the session that owns the lock node lives. A connection loss leaves the outcome unknown: the
-     * same transaction is sent again, and a second application is impossible (its delete of the item fails).
-     */
-    private void settle(String name, byte[] data, String lockNode, long session, boolean requeue) {
-        if (session() != session) {
-            LOG.warn("the session that locked queue item {} ended: leaving it for another consumer", name);
-            settled(name);
-            return;
-        }
-        String itemPath = BatonPaths.makePath(queuePath, name);
-        var op = client.transactionOp();
-        List<dev.baton.BatonOp> ops = requeue
-                ? List.of(op.delete().forPath(itemPath),
-                        op.create().withMode(CreateMode.PERSISTENT_SEQUENTIAL)
-                                .forPath(BatonPaths.makePath(queuePath, layout.requeuePrefix(name)), data),
-                        op.delete().forPath(lockNode))
-                : List.of(op.delete().forPath(itemPath), op.delete().forPath(lockNode));
-        Futures.whenDone(send(() -> client.transaction().forOperationsAsync(ops)), (results, error) -> {
-            if (error == null) {
-                settled(name);
-            } else if (Failures.isConnectionProblem(error) && Failures.code(error) != KeeperException.Code
-                    .SESSIONEXPIRED && client.getState() == BatonClient.State.STARTED) {
-                client.schedule(() -> settle(name, data, lockNode, session, requeue), RETRY);
-            } else {
-                if (Failures.code(error) == KeeperException.Code.NONODE && error instanceof KeeperException ke
-                        && itemPath.equals(ke.getPath())) {
-                    releaseOwnLock(lockNode, session); // removed meanwhile (an earlier attempt, or remove(id))
-                } else if (!Failures.isConnectionProblem(error)) {
-                    LOG.warn("could not settle queue item {}", itemPath, Failures.unwrap(error));
-                    releaseOwnLock(lockNode, session);
-                }
-                settled(name);
-            }
-        });
-    }
-
-    /** Deletes a lock node this consumer created in {@code session}, if that session lives. */
-    private void releaseOwnLock(String lockNode, long session) {
-        if (session() == session && client.getState() == BatonClient.State.STARTED) {
-            send(() -> client.delete().withVersion(0).quietly().forPathAsync(lockNode)).exceptionally(e -> null);
-        }
-    }
-
-    /** Deletes a lock node if this consumer's session (the one given) still owns it (it may not exist). */
-    private void releaseLock(String lockNode, long session) {
-        if (session() != session || client.getState() != BatonClient.State.STARTED) {
-            return; // gone with its session
-        }
-        send(() -> client.checkExists().forPathAsync(lockNode)).thenCompose(s -> {
-            if (s == null || s.getEphemeralOwner() != session) {
-                return CompletableFuture.completedFuture(null);
-            }
-            return client.delete().withVersion(s.getVersion()).quietly().forPathAsync(lockNode);
-        }).exceptionally(e -> null);
-    }
-
-    /** Watches the lock nodes of items other consumers held at the last look (some of them). Holds the lock. */
-    @GuardedBy("lock")
-    private void watchHeldLocks() {
-        int armed = 0;
-        for (String lockNode : heldElsewhere) {
-            if (armed++ >= MAX_LOCK_WATCHES) {
-                break;
-            }
-            watchLock(lockNode);
-        }
-        heldElsewhere.clear();
-    }
-
-    /**
-     * Watches the lock node of an item another consumer holds. That consumer removes the item and its lock node
-     * together when it is done, so nothing is missed by not looking; but if its session ends mid-message, only
-     * the lock node goes, and the queue's children do not change: this watch is what brings the item back.
-     */
-    @GuardedBy("lock")
-    private void watchLock(String lockNode) {
-        if (!running || !watchedLocks.add(lockNode)) {
-            return;
-        }
-        CompletableFuture<Stat> watched = send(() -> client.checkExists().usingWatcher(lockWatcher)
-                .forPathAsync(lockNode));
-        Futures.whenDone(watched, (stat, e) -> {
-            if (e != null || stat == null) {
-                synchronized (lock) {
-                    watchedLocks.remove(lockNode);
-                    dirty = true;
-                }
-                pump();
-            }
-        });
-    }
-
-    private void lockEvent(WatchedEvent event) {
-        if (event.getType() == Event.EventType.None) {
-            return;
-        }
-        synchronized (lock) {
-            watchedLocks.remove(event.getPath());
-            dirty = true;
-        }
-        pump();
-    }
-
-    private void ensureLockPath(String lockParent) {
-        send(() -> client.create().creatingParentContainersIfNeeded().forPathAsync(lockParent))
-                .exceptionally(e -> null);
-    }
-
-    private void markDirty() {
+    @Override
+    public void markDirty() {
         synchronized (lock) {
             dirty = true;
         }
     }
 
-    /** The item is settled (or given up): it may be listed and claimed again. */
-    private void settled(String name) {
+    /** A lock node another consumer held is gone (or could not be watched): look at the queue again. */
+    private void lockGone() {
+        markDirty();
+        pump();
+    }
+
+    @Override
+    public void settled(String name) {
         synchronized (lock) {
             inFlight.remove(name);
             lock.signalAll();
-        }
-    }
-
-    private long session() {
-        try {
-            return client.getZooKeeper().getSessionId();
-        } catch (RuntimeException e) {
-            return 0;
         }
     }
 }
