@@ -53,7 +53,7 @@ final class ServerSessions {
 
     /** As {@link EmbeddedZooKeeper#watchedPaths()}. */
     Set<String> watchedPaths() {
-        int port = lifecycle.port();
+        int port = lifecycle.plaintextPort(); // four-letter words are plaintext, also on a TLS server
         String answer = FourLetterWords.send(port, "wchp", 5_000)
                 .orElseThrow(() -> new IllegalStateException("the server on port " + port + " did not answer wchp"));
         Set<String> paths = new TreeSet<>();
