@@ -3,7 +3,6 @@ package dev.baton.cli;
 import dev.baton.testing.Checkers;
 import dev.baton.testing.ClientLink;
 import dev.baton.testing.DriverProcess;
-import dev.baton.testing.EmbeddedZooKeeper;
 import dev.baton.testing.History;
 import dev.baton.testing.History.Event;
 import dev.baton.testing.History.Kind;
@@ -11,7 +10,6 @@ import dev.baton.testing.HistoryChecker;
 import dev.baton.testing.RandomFaults;
 import dev.baton.testing.RandomFaults.FaultKind;
 import dev.baton.testing.Violation;
-import dev.baton.testing.ZooKeeperEnsemble;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -32,7 +30,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Predicate;
 
 /**
  * A Jepsen-style run of Baton's real recipes: a 3-server ensemble of separate JVMs (or one server embedded in this
@@ -53,6 +50,9 @@ import java.util.function.Predicate;
  * Start everything; faults for the given time (all healed at the end); a quiet spell of the liveness bound, so
  * that the last heal is checked; {@code finish} (producers stop, counters read once more); the queue drains;
  * {@code stop}; check.
+ *
+ * <p>The servers and their faults come from {@link ChaosServers}; what is checked for each recipe, from
+ * {@link ChaosChecks}.
  *
  * <p>Not thread-safe: one run per instance.
  */
@@ -190,7 +190,7 @@ final class ChaosRun {
             t.setDaemon(true);
             return t;
         });
-        try (Servers servers = startServers()) {
+        try (ChaosServers servers = ChaosServers.start(settings, history)) {
             try {
                 say(servers.describe());
                 Random seeds = new Random(settings.seed());
@@ -294,130 +294,23 @@ final class ChaosRun {
         Map<ChaosRecipe, Verdict> verdicts = new LinkedHashMap<>();
         Map<ChaosRecipe, String> counts = new LinkedHashMap<>();
         for (ChaosRecipe recipe : settings.recipes()) {
-            List<Event> mine = eventsOf(recipe, events);
-            List<HistoryChecker> checkers = checkersFor(recipe);
+            List<Event> mine = ChaosChecks.eventsOf(recipe, events);
+            List<HistoryChecker> checkers = ChaosChecks.checkersFor(recipe, livenessBound(), settings.clients());
             List<Violation> violations = Checkers.check(mine, checkers.toArray(HistoryChecker[]::new));
             verdicts.put(recipe, new Verdict(checkers.stream().map(HistoryChecker::name).toList(), violations));
-            counts.put(recipe, count(recipe, mine));
+            counts.put(recipe, ChaosChecks.count(recipe, mine));
         }
         Sessions sessions = new Sessions(settings.clients(), Checkers.check(events, Checkers.noSessionLost()),
                 settings.sessionsMustSurvive());
         return new Report(verdicts, faultCounts, counts, events.size(), written, sessions, serverVersions);
     }
 
-    /** Where a run's servers live: three separate processes, or one server in this JVM. */
     /** Says how far the run is, every minute, until {@code ticker} is shut down with the run. */
     // The ticker's shutdownNow() ends the task; nothing waits for its future, and a progress line is all it does.
     @SuppressWarnings("FutureReturnValueIgnored")
     private void sayProgressEveryMinute(ScheduledExecutorService ticker, RandomFaults faults) {
         ticker.scheduleAtFixedRate(() -> say("progress: " + faults.faults() + " faults, " + history.size()
                 + " events"), 60, 60, TimeUnit.SECONDS);
-    }
-
-    private interface Servers extends AutoCloseable {
-        /** What is up, for the run's story. */
-        String describe() throws InterruptedException;
-
-        ClientLink newClientLink();
-
-        RandomFaults faults(List<Client> clients);
-
-        /** Each server's version as it reports it ({@code srvr}), or {@code "?"} when it does not answer. */
-        Map<Integer, String> reportedVersions();
-
-        /** Copies the servers' logs into {@code directory}, if they have logs of their own. */
-        void copyLogsTo(Path directory);
-
-        /** Stops the servers and closes the links. */
-        @Override
-        void close();
-    }
-
-    private Servers startServers() {
-        if (settings.embedded()) {
-            EmbeddedZooKeeper server = EmbeddedZooKeeper.builder().maxSessionTimeout(Duration.ofMinutes(1)).build()
-                    .start();
-            return new Servers() {
-                @Override
-                public String describe() {
-                    return "embedded server up: " + server.connectString();
-                }
-
-                @Override
-                public ClientLink newClientLink() {
-                    return server.newClientLink();
-                }
-
-                @Override
-                public RandomFaults faults(List<Client> clients) {
-                    return new RandomFaults(server, clients, history, settings.seed(), settings.mix(),
-                            settings.sessionTimeout());
-                }
-
-                @Override
-                public Map<Integer, String> reportedVersions() {
-                    return Map.of(1, EmbeddedZooKeeper.zooKeeperVersion());
-                }
-
-                @Override
-                public void copyLogsTo(Path directory) {
-                    // the embedded server logs into this process's own log
-                }
-
-                @Override
-                public void close() {
-                    server.close();
-                }
-            };
-        }
-        // Peer proxies only for the faults that cut peers: through them an election after the leader stops takes
-        // up to 10 s (measured: 0.3 to 10.7 s, against under 0.7 s without), longer than a 4 s session, and
-        // the runs that count lost sessions (a rolling upgrade) would count the kit's own slowness.
-        boolean peerFaults = settings.mix().contains(FaultKind.ISOLATE)
-                || settings.mix().contains(FaultKind.PARTITION_PEERS);
-        ZooKeeperEnsemble.Builder builder = ZooKeeperEnsemble.builder().servers(3).clientProxies(true)
-                .peerProxies(peerFaults).reconfigEnabled(false);
-        settings.serverVersion().ifPresent(builder::serverVersion);
-        ZooKeeperEnsemble ensemble = builder.build().start();
-        return new Servers() {
-            @Override
-            public String describe() throws InterruptedException {
-                return "ensemble up: " + ensemble.connectString() + ", leader server "
-                        + ensemble.awaitLeader(Duration.ofSeconds(60)) + ", ZooKeeper " + ensemble.serverVersion();
-            }
-
-            @Override
-            public ClientLink newClientLink() {
-                return ensemble.newClientLink();
-            }
-
-            @Override
-            public RandomFaults faults(List<Client> clients) {
-                RandomFaults faults = new RandomFaults(ensemble, clients, history, settings.seed(), settings.mix(),
-                        settings.sessionTimeout());
-                settings.upgradeTo().ifPresent(faults::upgradeTo);
-                return faults;
-            }
-
-            @Override
-            public Map<Integer, String> reportedVersions() {
-                Map<Integer, String> out = new LinkedHashMap<>();
-                for (int id : ensemble.serverIds()) {
-                    out.put(id, ensemble.reportedVersion(id).orElse("?"));
-                }
-                return out;
-            }
-
-            @Override
-            public void copyLogsTo(Path directory) {
-                ensemble.copyLogsTo(directory);
-            }
-
-            @Override
-            public void close() {
-                ensemble.close();
-            }
-        };
     }
 
     /** A client process and its link; a fault target. */
@@ -485,76 +378,6 @@ final class ChaosRun {
             Thread.sleep(500); // polling the history; the checker decides
         }
         return false;
-    }
-
-    private List<HistoryChecker> checkersFor(ChaosRecipe recipe) {
-        String id = recipe.id();
-        Duration bound = livenessBound();
-        return switch (recipe) {
-            case MUTEX -> List.of(Checkers.mutualExclusion(), Checkers.fencingTokensIncrease(id),
-                    Checkers.liveness(bound, id));
-            case DEAF_MUTEX -> List.of(Checkers.mutualExclusion(), Checkers.fencingTokensIncrease(id));
-            case RWLOCK -> List.of(Checkers.readWriteExclusion(ChaosLockWorkloads.ReadWriteWorkload.WRITE,
-                    ChaosLockWorkloads.ReadWriteWorkload.READ),
-                    Checkers.fencingTokensIncrease(ChaosLockWorkloads.ReadWriteWorkload.WRITE));
-            case SEMAPHORE -> List.of(Checkers.atMostHolders(ChaosLockWorkloads.SemaphoreWorkload.MAX_LEASES));
-            case LATCH, SELECTOR -> List.of(Checkers.mutualExclusion(), Checkers.fencingTokensIncrease(id),
-                    Checkers.liveness(bound, id));
-            case DOUBLE_BARRIER -> List.of(Checkers.barrier(settings.clients()));
-            case ATOMIC_LONG, ATOMIC_LONG_LOCKED, SHARED_COUNT, BROKEN_COUNTER -> List.of(Checkers.linearizable(id));
-            case QUEUE -> List.of(Checkers.queueNothingLost(), Checkers.queueExclusive());
-        };
-    }
-
-    /** The recipe's own events, with the faults and every client's connection and pause events. */
-    private static List<Event> eventsOf(ChaosRecipe recipe, List<Event> events) {
-        Predicate<Event> own = ownEvent(recipe);
-        List<Event> out = new ArrayList<>();
-        for (Event e : events) {
-            switch (e.kind()) {
-                case CONNECTED, DISCONNECTED, PAUSED, RESUMED, FAULT_INJECTED, FAULT_HEALED -> out.add(e);
-                default -> {
-                    if (own.test(e)) {
-                        out.add(e);
-                    }
-                }
-            }
-        }
-        return out;
-    }
-
-    private static Predicate<Event> ownEvent(ChaosRecipe recipe) {
-        String id = recipe.id();
-        return switch (recipe) {
-            case RWLOCK -> e -> e.name().equals(ChaosLockWorkloads.ReadWriteWorkload.WRITE)
-                    || e.name().equals(ChaosLockWorkloads.ReadWriteWorkload.READ);
-            case DOUBLE_BARRIER -> e -> e.name().startsWith(id + "-");
-            case QUEUE -> e -> e.kind().name().startsWith("ITEM_");
-            default -> e -> e.name().equals(id);
-        };
-    }
-
-    /** What was checked for a recipe, in words. */
-    private static String count(ChaosRecipe recipe, List<Event> mine) {
-        Map<Kind, Integer> n = new LinkedHashMap<>();
-        for (Event e : mine) {
-            n.merge(e.kind(), 1, Integer::sum);
-        }
-        return switch (recipe) {
-            case MUTEX, DEAF_MUTEX, RWLOCK, SEMAPHORE -> n.getOrDefault(Kind.ACQUIRED, 0) + " acquisitions, "
-                    + n.getOrDefault(Kind.LOST, 0) + " losses told";
-            case LATCH, SELECTOR -> n.getOrDefault(Kind.BECAME_LEADER, 0) + " leaderships, "
-                    + n.getOrDefault(Kind.LOST_LEADERSHIP, 0) + " ended";
-            case DOUBLE_BARRIER -> n.getOrDefault(Kind.ENTER_RETURNED, 0) + " enters passed, "
-                    + n.getOrDefault(Kind.LEAVE_RETURNED, 0) + " leaves passed, "
-                    + n.getOrDefault(Kind.ENTER_CALLED, 0) + " enters called";
-            case ATOMIC_LONG, ATOMIC_LONG_LOCKED, SHARED_COUNT, BROKEN_COUNTER -> n.getOrDefault(Kind.OP_INVOKED, 0)
-                    + " operations (" + n.getOrDefault(Kind.OP_OK, 0) + " ok, " + n.getOrDefault(Kind.OP_FAILED, 0)
-                    + " failed, " + n.getOrDefault(Kind.OP_UNKNOWN, 0) + " unknown)";
-            case QUEUE -> n.getOrDefault(Kind.ITEM_PUT, 0) + " items put, " + n.getOrDefault(Kind.ITEM_TAKEN, 0)
-                    + " taken, " + n.getOrDefault(Kind.ITEM_DONE, 0) + " done, " + n.getOrDefault(Kind.ITEM_DROPPED, 0)
-                    + " dropped";
-        };
     }
 
     /** Prints the report: each recipe's verdict and counts, the faults by kind, the violations. */

@@ -1,22 +1,15 @@
 package dev.baton.recipes.leader;
 
-import com.google.errorprone.annotations.CanIgnoreReturnValue;
-import com.google.errorprone.annotations.concurrent.GuardedBy;
 import dev.baton.BatonClient;
 import dev.baton.internal.BatonPaths;
-import dev.baton.internal.ErrorSink;
-import dev.baton.internal.Failures;
 import dev.baton.internal.Futures;
 import dev.baton.internal.Lifecycle;
 import dev.baton.internal.ListenerContainer;
-import dev.baton.internal.Monitor;
 import dev.baton.internal.Requests;
-import dev.baton.internal.SerialExecutor;
 import dev.baton.state.ConnectionState;
 import dev.baton.state.ConnectionStateListener;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
@@ -25,11 +18,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
-import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
-import org.apache.zookeeper.WatchedEvent;
-import org.apache.zookeeper.Watcher;
-import org.apache.zookeeper.data.Stat;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -70,12 +59,11 @@ import org.slf4j.LoggerFactory;
  * hearing from the server).
  *
  * <p>Thread-safe. Holds no thread: it is driven by ZooKeeper callbacks and watch events.
- *
- * <p>Why one file: much of it is the public API's documentation, and the rest is one state machine (queue,
- * confirm, watch, lead) whose steps all read and write the same few fields under one lock; split apart, each part
- * would need all of them.
  */
 public final class LeaderLatch implements AutoCloseable {
+    // This class is the public face and the close step. The election's other steps are package-private: the join
+    // (LatchJoin: create our node, watch it, check it on reconnection) and the watch (LatchWatch: lead, or watch a
+    // node ahead of ours). All of them read and write the same few fields, kept with their one lock in LatchState.
     private static final Logger LOG = LoggerFactory.getLogger(LeaderLatch.class);
     static final String NODE_NAME = "latch-";
 
@@ -98,53 +86,17 @@ public final class LeaderLatch implements AutoCloseable {
     }
 
     private final BatonClient client;
-    private final Lifecycle lifecycle;
     private final String latchPath;
     private final String id;
-    private final byte[] idBytes;
     private final CloseMode closeMode;
     private final ListenerContainer<LeaderLatchListener> listeners;
-    private final SerialExecutor notifications = new SerialExecutor(Runnable::run);
-    private final Monitor lock = new Monitor();
+    /** The lifecycle, our node, the watched node and the leadership, under one lock. */
+    private final LatchState state;
+    /** Lists the queue and leads, or watches a node ahead of ours. */
+    private final LatchWatch watch;
+    /** Creates our node, watches it, checks it on reconnection, deletes it at close. */
+    private final LatchJoin join;
     private final ConnectionStateListener connectionListener = this::connectionStateChanged;
-    private final Watcher watchedWatcher = this::watchedChanged;
-    private final Watcher ownNodeWatcher = this::ownNodeChanged;
-
-    @GuardedBy("lock")
-    private long generation;
-    /** Our node; null until the create's reply, and once the node is deleted or gone. */
-    @GuardedBy("lock")
-    private @Nullable String ourPath;
-    @GuardedBy("lock")
-    private long ourSession;
-    @GuardedBy("lock")
-    private long ourCzxid;
-    /** The node ahead of ours that we watch; null when none. */
-    @GuardedBy("lock")
-    private @Nullable String watchedPath;
-    /** The watched node is the only one ahead of ours: its deletion makes us leader. */
-    @GuardedBy("lock")
-    private boolean leadsWhenWatchedGoes;
-    /**
-     * With the first node of our listing watched from third in line: the node between, the only one that can
-     * still be ahead of ours once the watched node goes (we then wait for it without listing). Otherwise null.
-     */
-    @GuardedBy("lock")
-    private @Nullable String onlyOtherAhead;
-    /** The listing sent with the create, when it came back before the create's reply was handled; else null. */
-    @GuardedBy("lock")
-    private @Nullable List<String> earlyListing;
-    /**
-     * The latest create: done once its reply is handled, and for a create that answered a latch already closed (or
-     * reset), once the node it made is deleted. Null before the first.
-     */
-    @GuardedBy("lock")
-    private @Nullable CompletableFuture<Void> createInFlight;
-    @GuardedBy("lock")
-    private boolean leader;
-    /** The futures of {@link #awaitAsync()} not completed yet. */
-    @GuardedBy("lock")
-    private final List<CompletableFuture<Void>> leadershipWaiters = new ArrayList<>();
 
     /**
      * A latch with id {@code ""}.
@@ -182,12 +134,13 @@ public final class LeaderLatch implements AutoCloseable {
     public LeaderLatch(BatonClient client, String latchPath, String id, CloseMode closeMode) {
         this.client = Objects.requireNonNull(client, "client");
         this.latchPath = BatonPaths.validate(Objects.requireNonNull(latchPath, "latchPath"));
-        this.lifecycle = new Lifecycle("LeaderLatch " + latchPath);
         this.id = Objects.requireNonNull(id, "id");
-        this.idBytes = id.getBytes(StandardCharsets.UTF_8);
         this.closeMode = Objects.requireNonNull(closeMode, "closeMode");
         this.listeners = new ListenerContainer<>(Runnable::run,
                 (message, e) -> LOG.error("LeaderLatch listener failed: {}", message, e));
+        this.state = new LatchState(this.client, this.latchPath, id, listeners);
+        this.watch = new LatchWatch(this.client, this.latchPath, state, this::enqueue);
+        this.join = new LatchJoin(this.client, this.latchPath, id.getBytes(StandardCharsets.UTF_8), state, watch);
     }
 
     /**
@@ -196,313 +149,37 @@ public final class LeaderLatch implements AutoCloseable {
      * @throws IllegalStateException if already started or closed
      */
     public void start() {
-        lifecycle.start();
+        state.lifecycle.start();
         client.getConnectionStateListenable().addListener(connectionListener);
         enqueue();
     }
 
-    /** Creates a new node in the queue, dropping any node this latch had. */
+    /** Joins the queue with a new node, dropping any node this latch had: on start, and for the watch step. */
     private void enqueue() {
-        long gen;
-        String old;
-        CompletableFuture<Void> attempt = new CompletableFuture<>();
-        synchronized (lock) {
-            if (!lifecycle.isStarted()) {
-                return;
-            }
-            gen = ++generation;
-            old = ourPath;
-            ourPath = null;
-            earlyListing = null;
-            createInFlight = attempt;
-        }
-        setLeadership(false);
-        if (old != null) {
-            deleteNode(old);
-        }
-        Stat stat = new Stat();
-        CompletableFuture<String> created = client.create().creatingParentContainersIfNeeded().withProtection()
-                .withMode(CreateMode.EPHEMERAL_SEQUENTIAL).storingStatIn(stat)
-                .forPathAsync(BatonPaths.makePath(latchPath, NODE_NAME), idBytes);
-        Futures.whenDone(created, (path, error) -> {
-            if (error != null) {
-                attempt.complete(null);
-                // Connection trouble: RECONNECTED will queue again. Anything else is reported.
-                if (!isConnectionProblem(error)) {
-                    LOG.error("LeaderLatch {} could not create its node", latchPath, Failures.unwrap(error));
-                    ErrorSink.report(client, "LeaderLatch " + latchPath + " could not create its node",
-                            Failures.unwrap(error));
-                }
-                return;
-            }
-            boolean current;
-            List<String> listing = null;
-            synchronized (lock) {
-                current = lifecycle.isStarted() && gen == generation;
-                if (current) {
-                    ourPath = path;
-                    ourSession = stat.getEphemeralOwner();
-                    ourCzxid = stat.getCzxid();
-                    listing = earlyListing;
-                    earlyListing = null;
-                }
-            }
-            if (!current) { // closed or reset while the create was in flight
-                Futures.whenDone(deleteNode(path), (v, e) -> attempt.complete(null));
-                return;
-            }
-            attempt.complete(null);
-            // Watch our own node too: if someone deletes it (or the whole latch path), a leader
-            // must stop leading at once, not when it next reconnects. One request per join; a read,
-            // not exists, so a node deleted meanwhile leaves no watch behind.
-            Futures.whenDone(client.getData().usingWatcher(ownNodeWatcher).forPathAsync(path), (d, e) -> {
-                if (Failures.code(e) == KeeperException.Code.NONODE) {
-                    ownNodeChanged(new WatchedEvent(Watcher.Event.EventType.NodeDeleted,
-                            Watcher.Event.KeeperState.SyncConnected, path));
-                }
-            });
-            if (listing != null) {
-                firstListing(gen, listing);
-            }
-        });
-        // Pipelined behind the create: ZooKeeper answers one session's requests in order, so the listing already
-        // shows our node and joining takes one round trip, not two.
-        Futures.whenDone(client.getChildren().forPathAsync(latchPath), (children, error) -> firstListing(gen,
-                error == null ? children : List.of()));
-    }
-
-    /**
-     * The listing sent with the create (empty if it failed). It waits for the create's reply if it came first. It
-     * must show our node; if not, it was read before the node existed (its parent had to be created first, or the
-     * create was sent again), and the queue is listed again.
-     */
-    private void firstListing(long gen, List<String> children) {
-        String path;
-        synchronized (lock) {
-            if (!lifecycle.isStarted() || gen != generation) {
-                return;
-            }
-            if (ourPath == null) {
-                earlyListing = children;
-                return;
-            }
-            path = ourPath;
-        }
-        if (children.contains(BatonPaths.nodeName(path))) {
-            decide(gen, children);
-        } else {
-            checkLeadership(gen);
-        }
-    }
-
-    /** Lists the queue and leads, or watches a node ahead of ours (see the class comment for which). */
-    private void checkLeadership(long gen) {
-        Futures.whenDone(client.getChildren().forPathAsync(latchPath), (children, error) -> {
-            if (error == null) {
-                decide(gen, children);
-                return;
-            }
-            synchronized (lock) {
-                if (!lifecycle.isStarted() || gen != generation) {
-                    return;
-                }
-            }
-            if (Failures.code(error) == KeeperException.Code.NONODE) {
-                enqueue(); // the latch path itself was deleted
-            } else if (!isConnectionProblem(error)) {
-                LOG.error("LeaderLatch {} could not list its queue", latchPath, Failures.unwrap(error));
-            }
-        });
-    }
-
-    /** Leads, or watches a node ahead of ours, on a listing that came after our node was created. */
-    private void decide(long gen, List<String> children) {
-        String path;
-        synchronized (lock) {
-            if (!lifecycle.isStarted() || gen != generation || ourPath == null) {
-                return; // a newer round decides, or the node's deletion queues one
-            }
-            path = ourPath;
-        }
-        List<String> queue = BatonPaths.sortBySequence(children, NODE_NAME);
-        int index = queue.indexOf(BatonPaths.nodeName(path));
-        if (index < 0) {
-            enqueue(); // our node is gone
-        } else if (index == 0) {
-            if (belongsToCurrentSession()) {
-                setLeadership(true);
-            } else {
-                enqueue();
-            }
-        } else {
-            setLeadership(false);
-            // Second in line: the leader. Further back: the node two ahead, whose deletion usually means
-            // that the node just ahead of ours now leads, so the listing it prompts finds us second in line
-            // while there is still a leader to wait for. Third in line: no listing then, as only the second
-            // can still be ahead of us.
-            watchAhead(gen, BatonPaths.makePath(latchPath, queue.get(Math.max(index - 2, 0))), index == 1,
-                    index == 2 ? BatonPaths.makePath(latchPath, queue.get(1)) : null);
-        }
-    }
-
-    private boolean belongsToCurrentSession() {
-        long session;
-        synchronized (lock) {
-            session = ourSession;
-        }
-        try {
-            return client.isConnected() && client.getZooKeeper().getSessionId() == session;
-        } catch (IllegalStateException e) {
-            return false; // client closed
-        }
-    }
-
-    /**
-     * Watches a node ahead of ours with a read (on a node already gone it sets no watch that would never fire).
-     * If it is the only node ahead ({@code leadsWhenGone}), its deletion makes us leader; if {@code then} is the
-     * only other one, its deletion makes us wait for {@code then}; otherwise it makes us list the queue again.
-     */
-    private void watchAhead(long gen, String node, boolean leadsWhenGone, @Nullable String then) {
-        synchronized (lock) {
-            watchedPath = node;
-            leadsWhenWatchedGoes = leadsWhenGone;
-            onlyOtherAhead = then;
-        }
-        Futures.whenDone(client.getData().usingWatcher(watchedWatcher).forPathAsync(node), (data, error) -> {
-            if (Failures.code(error) == KeeperException.Code.NONODE) {
-                watchedGone(gen, node); // gone before the watch was set
-            }
-        });
-    }
-
-    private void watchedChanged(WatchedEvent event) {
-        if (event.getType() == Watcher.Event.EventType.None) {
-            return;
-        }
-        long gen;
-        boolean again;
-        String then;
-        synchronized (lock) {
-            if (!lifecycle.isStarted() || !event.getPath().equals(watchedPath)) {
-                return;
-            }
-            gen = generation;
-            again = leadsWhenWatchedGoes;
-            then = onlyOtherAhead;
-        }
-        if (event.getType() == Watcher.Event.EventType.NodeDeleted) {
-            watchedGone(gen, event.getPath());
-        } else {
-            watchAhead(gen, event.getPath(), again, then); // its data changed: a watch fires once, set it again
-        }
-    }
-
-    /**
-     * The node we waited for is gone: lead if it was the only one ahead, wait for the one node left ahead if there
-     * is just one, otherwise look at the queue again.
-     */
-    private void watchedGone(long gen, String node) {
-        boolean lead;
-        String next;
-        synchronized (lock) {
-            if (!lifecycle.isStarted() || gen != generation || !node.equals(watchedPath)) {
-                return;
-            }
-            watchedPath = null;
-            lead = leadsWhenWatchedGoes && ourPath != null;
-            next = ourPath != null ? onlyOtherAhead : null;
-            onlyOtherAhead = null;
-        }
-        if (lead && belongsToCurrentSession()) {
-            setLeadership(true);
-        } else if (next != null) {
-            watchAhead(gen, next, true, null); // every other node our listing showed ahead is gone
-        } else {
-            checkLeadership(gen);
-        }
-    }
-
-    private void ownNodeChanged(WatchedEvent event) {
-        if (event.getType() != Watcher.Event.EventType.NodeDeleted) {
-            return;
-        }
-        synchronized (lock) {
-            if (!lifecycle.isStarted() || !event.getPath().equals(ourPath)) {
-                return;
-            }
-            ourPath = null; // gone already: nothing to delete
-        }
-        enqueue();
+        join.enqueue();
     }
 
     private void connectionStateChanged(BatonClient c, ConnectionState newState) {
         long gen;
         String path;
-        synchronized (lock) {
-            if (!lifecycle.isStarted()) {
+        synchronized (state.lock) {
+            if (!state.lifecycle.isStarted()) {
                 return;
             }
-            gen = generation;
-            path = ourPath;
+            gen = state.generation;
+            path = state.ourPath;
         }
         switch (newState) {
             case SUSPENDED -> {
                 if (client.getConnectionStateErrorPolicy().isErrorState(newState)) {
-                    setLeadership(false);
+                    state.setLeadership(false);
                 }
             }
-            case LOST -> setLeadership(false);
-            case RECONNECTED -> {
-                if (path == null) {
-                    enqueue();
-                    return;
-                }
-                Futures.whenDone(client.checkExists().forPathAsync(path), (stat, error) -> {
-                    if (error != null) {
-                        return; // the next RECONNECTED tries again
-                    }
-                    long session;
-                    synchronized (lock) {
-                        session = ourSession;
-                    }
-                    if (stat != null && stat.getEphemeralOwner() == session && belongsToCurrentSession()) {
-                        checkLeadership(gen);
-                    } else {
-                        enqueue();
-                    }
-                });
-            }
+            case LOST -> state.setLeadership(false);
+            case RECONNECTED -> join.reconnected(gen, path);
             default -> {
             }
         }
-    }
-
-    private void setLeadership(boolean newValue) {
-        List<CompletableFuture<Void>> waiting = List.of();
-        synchronized (lock) {
-            if (leader == newValue || (newValue && !lifecycle.isStarted())) {
-                return;
-            }
-            leader = newValue;
-            lock.signalAll();
-            if (newValue) {
-                waiting = List.copyOf(leadershipWaiters);
-                leadershipWaiters.clear();
-            }
-        }
-        waiting.forEach(f -> f.complete(null));
-        LOG.debug("LeaderLatch {} ({}) leadership {}", latchPath, id, newValue);
-        notifications.execute(() -> listeners.forEach(newValue ? LeaderLatchListener::isLeader
-                : LeaderLatchListener::notLeader));
-    }
-
-    /**
-     * Deletes a node of ours, retried in the background until done; the future completes after the first try and
-     * never fails, so a caller that need not know when may ignore it.
-     */
-    @CanIgnoreReturnValue
-    private CompletableFuture<Void> deleteNode(String path) {
-        return client.delete().guaranteed().quietly().forPathAsync(path).exceptionally(e -> null);
     }
 
     /**
@@ -512,15 +189,15 @@ public final class LeaderLatch implements AutoCloseable {
      * @throws IllegalStateException if the latch is not started, or is closed while waiting
      */
     public void await() throws InterruptedException {
-        synchronized (lock) {
-            if (lifecycle.isStarted() && !leader) {
+        synchronized (state.lock) {
+            if (state.lifecycle.isStarted() && !state.leader) {
                 Requests.requireNotEventThread(client, "wait for the leadership of " + latchPath);
             }
             // Monitor.await runs the condition holding the lock; GuardedBy cannot follow the lambda there.
             @SuppressWarnings("GuardedBy")
-            BooleanSupplier leadsOrStopped = () -> !lifecycle.isStarted() || leader;
-            lock.await(leadsOrStopped);
-            lifecycle.requireStarted();
+            BooleanSupplier leadsOrStopped = () -> !state.lifecycle.isStarted() || state.leader;
+            state.lock.await(leadsOrStopped);
+            state.lifecycle.requireStarted();
         }
     }
 
@@ -540,18 +217,18 @@ public final class LeaderLatch implements AutoCloseable {
             throw new IllegalArgumentException("timeout must be >= 0, was " + timeout);
         }
         long deadline = System.nanoTime() + unit.toNanos(timeout);
-        synchronized (lock) {
-            if (lifecycle.isStarted() && !leader && timeout > 0) {
+        synchronized (state.lock) {
+            if (state.lifecycle.isStarted() && !state.leader && timeout > 0) {
                 Requests.requireNotEventThread(client, "wait for the leadership of " + latchPath);
             }
             // Monitor.await runs the condition holding the lock; GuardedBy cannot follow the lambda there.
             @SuppressWarnings("GuardedBy")
-            BooleanSupplier leadsOrStopped = () -> !lifecycle.isStarted() || leader;
-            if (!lock.await(leadsOrStopped, deadline)) {
+            BooleanSupplier leadsOrStopped = () -> !state.lifecycle.isStarted() || state.leader;
+            if (!state.lock.await(leadsOrStopped, deadline)) {
                 return false;
             }
-            lifecycle.requireStarted();
-            return leader;
+            state.lifecycle.requireStarted();
+            return state.leader;
         }
     }
 
@@ -567,16 +244,17 @@ public final class LeaderLatch implements AutoCloseable {
      */
     public CompletableFuture<Void> awaitAsync() {
         CompletableFuture<Void> led = new CompletableFuture<>();
-        synchronized (lock) {
-            lifecycle.requireStarted();
-            if (leader) {
+        synchronized (state.lock) {
+            state.lifecycle.requireStarted();
+            if (state.leader) {
                 return CompletableFuture.completedFuture(null);
             }
-            leadershipWaiters.add(led);
+            state.leadershipWaiters.add(led);
         }
         Futures.whenDone(led, (v, e) -> {
-            synchronized (lock) {
-                leadershipWaiters.removeIf(waiter -> waiter == led); // cancelled, or failed by close: forget it
+            synchronized (state.lock) {
+                // cancelled, or failed by close: forget it
+                state.leadershipWaiters.removeIf(waiter -> waiter == led);
             }
         });
         return led;
@@ -584,20 +262,20 @@ public final class LeaderLatch implements AutoCloseable {
 
     /** {@return how many {@link #awaitAsync()} futures are waiting (for tests)} */
     int awaitingCount() {
-        synchronized (lock) {
-            return leadershipWaiters.size();
+        synchronized (state.lock) {
+            return state.leadershipWaiters.size();
         }
     }
 
     /** {@return where this latch is in its life} */
     public State getState() {
-        return State.valueOf(lifecycle.state().name());
+        return State.valueOf(state.lifecycle.state().name());
     }
 
     /** {@return true if this latch is started and leads now} */
     public boolean hasLeadership() {
-        synchronized (lock) {
-            return lifecycle.isStarted() && leader;
+        synchronized (state.lock) {
+            return state.lifecycle.isStarted() && state.leader;
         }
     }
 
@@ -613,8 +291,8 @@ public final class LeaderLatch implements AutoCloseable {
 
     /** {@return the path of this latch's node, or null before it is created} */
     public @Nullable String getOurPath() {
-        synchronized (lock) {
-            return ourPath;
+        synchronized (state.lock) {
+            return state.ourPath;
         }
     }
 
@@ -626,8 +304,9 @@ public final class LeaderLatch implements AutoCloseable {
      * @return the token while leading, empty otherwise
      */
     public OptionalLong fencingToken() {
-        synchronized (lock) {
-            return lifecycle.isStarted() && leader ? OptionalLong.of(ourCzxid) : OptionalLong.empty();
+        synchronized (state.lock) {
+            return state.lifecycle.isStarted() && state.leader ? OptionalLong.of(state.ourCzxid)
+                    : OptionalLong.empty();
         }
     }
 
@@ -639,11 +318,11 @@ public final class LeaderLatch implements AutoCloseable {
      */
     public Duration safeFor() {
         long session;
-        synchronized (lock) {
-            if (!lifecycle.isStarted() || !leader) {
+        synchronized (state.lock) {
+            if (!state.lifecycle.isStarted() || !state.leader) {
                 return Duration.ZERO;
             }
-            session = ourSession;
+            session = state.ourSession;
         }
         try {
             return client.getZooKeeper().getSessionId() == session ? client.safeFor() : Duration.ZERO;
@@ -726,17 +405,17 @@ public final class LeaderLatch implements AutoCloseable {
         boolean wasStarted;
         CompletableFuture<Void> pending;
         List<CompletableFuture<Void>> waiting;
-        synchronized (lock) {
-            wasStarted = lifecycle.close() == Lifecycle.State.STARTED;
-            generation++;
-            path = ourPath;
-            pending = createInFlight;
-            watched = watchedPath;
-            ourPath = null;
-            watchedPath = null;
-            lock.signalAll();
-            waiting = List.copyOf(leadershipWaiters);
-            leadershipWaiters.clear();
+        synchronized (state.lock) {
+            wasStarted = state.lifecycle.close() == Lifecycle.State.STARTED;
+            state.generation++;
+            path = state.ourPath;
+            pending = state.createInFlight;
+            watched = state.watchedPath;
+            state.ourPath = null;
+            state.watchedPath = null;
+            state.lock.signalAll();
+            waiting = List.copyOf(state.leadershipWaiters);
+            state.leadershipWaiters.clear();
         }
         IllegalStateException closed = new IllegalStateException("LeaderLatch " + latchPath + " was closed");
         waiting.forEach(f -> f.completeExceptionally(closed));
@@ -747,38 +426,10 @@ public final class LeaderLatch implements AutoCloseable {
         if (mode == CloseMode.SILENT) {
             listeners.clear();
         }
-        boolean wasLeader;
-        synchronized (lock) {
-            wasLeader = leader;
-            leader = false;
-        }
-        if (wasLeader) {
-            notifications.execute(() -> listeners.forEach(LeaderLatchListener::notLeader));
-        }
+        state.endLeadershipAtClose();
         if (watched != null) {
-            client.watchers().remove(watchedWatcher).locally().quietly().forPathAsync(watched)
-                    .exceptionally(e -> null);
+            watch.forget(watched);
         }
-        if (path != null) {
-            if (client.isConnected()) {
-                try {
-                    client.delete().guaranteed().quietly().forPath(path);
-                } catch (KeeperException e) {
-                    LOG.debug("LeaderLatch {} node delete failed; retrying in the background", path, e);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            } else {
-                deleteNode(path);
-            }
-        } else if (pending != null && !Requests.awaitAtClose(client, pending)) {
-            // it deletes what it made once it sees we are closed
-            LOG.debug("LeaderLatch {}: the create in flight at close is finished in the background", latchPath);
-        }
-    }
-
-    /** Connection trouble (the connection listener takes over) or a closed client: nothing to report. */
-    private static boolean isConnectionProblem(Throwable t) {
-        return Failures.isConnectionProblem(t) || Failures.unwrap(t) instanceof IllegalStateException;
+        join.leave(path, pending);
     }
 }

@@ -1,0 +1,96 @@
+package dev.baton.cli;
+
+import dev.baton.testing.Checkers;
+import dev.baton.testing.History.Event;
+import dev.baton.testing.History.Kind;
+import dev.baton.testing.HistoryChecker;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Predicate;
+
+/**
+ * What a chaos run checks for each recipe: which events of the history are the recipe's, which history checkers
+ * run on them, and what was checked, in words, for the verdict.
+ */
+final class ChaosChecks {
+    private ChaosChecks() {
+    }
+
+    /**
+     * The checkers for {@code recipe}.
+     *
+     * @param livenessBound how soon after the last heal there must be a holder (or leader) again
+     * @param clients how many client processes ran: the members of every barrier
+     */
+    static List<HistoryChecker> checkersFor(ChaosRecipe recipe, Duration livenessBound, int clients) {
+        String id = recipe.id();
+        return switch (recipe) {
+            case MUTEX -> List.of(Checkers.mutualExclusion(), Checkers.fencingTokensIncrease(id),
+                    Checkers.liveness(livenessBound, id));
+            case DEAF_MUTEX -> List.of(Checkers.mutualExclusion(), Checkers.fencingTokensIncrease(id));
+            case RWLOCK -> List.of(Checkers.readWriteExclusion(ChaosLockWorkloads.ReadWriteWorkload.WRITE,
+                    ChaosLockWorkloads.ReadWriteWorkload.READ),
+                    Checkers.fencingTokensIncrease(ChaosLockWorkloads.ReadWriteWorkload.WRITE));
+            case SEMAPHORE -> List.of(Checkers.atMostHolders(ChaosLockWorkloads.SemaphoreWorkload.MAX_LEASES));
+            case LATCH, SELECTOR -> List.of(Checkers.mutualExclusion(), Checkers.fencingTokensIncrease(id),
+                    Checkers.liveness(livenessBound, id));
+            case DOUBLE_BARRIER -> List.of(Checkers.barrier(clients));
+            case ATOMIC_LONG, ATOMIC_LONG_LOCKED, SHARED_COUNT, BROKEN_COUNTER -> List.of(Checkers.linearizable(id));
+            case QUEUE -> List.of(Checkers.queueNothingLost(), Checkers.queueExclusive());
+        };
+    }
+
+    /** The recipe's own events, with the faults and every client's connection and pause events. */
+    static List<Event> eventsOf(ChaosRecipe recipe, List<Event> events) {
+        Predicate<Event> own = ownEvent(recipe);
+        List<Event> mine = new ArrayList<>();
+        for (Event e : events) {
+            switch (e.kind()) {
+                case CONNECTED, DISCONNECTED, PAUSED, RESUMED, FAULT_INJECTED, FAULT_HEALED -> mine.add(e);
+                default -> {
+                    if (own.test(e)) {
+                        mine.add(e);
+                    }
+                }
+            }
+        }
+        return mine;
+    }
+
+    private static Predicate<Event> ownEvent(ChaosRecipe recipe) {
+        String id = recipe.id();
+        return switch (recipe) {
+            case RWLOCK -> e -> e.name().equals(ChaosLockWorkloads.ReadWriteWorkload.WRITE)
+                    || e.name().equals(ChaosLockWorkloads.ReadWriteWorkload.READ);
+            case DOUBLE_BARRIER -> e -> e.name().startsWith(id + "-");
+            case QUEUE -> e -> e.kind().name().startsWith("ITEM_");
+            default -> e -> e.name().equals(id);
+        };
+    }
+
+    /** What was checked for a recipe, in words. */
+    static String count(ChaosRecipe recipe, List<Event> mine) {
+        Map<Kind, Integer> n = new LinkedHashMap<>();
+        for (Event e : mine) {
+            n.merge(e.kind(), 1, Integer::sum);
+        }
+        return switch (recipe) {
+            case MUTEX, DEAF_MUTEX, RWLOCK, SEMAPHORE -> n.getOrDefault(Kind.ACQUIRED, 0) + " acquisitions, "
+                    + n.getOrDefault(Kind.LOST, 0) + " losses told";
+            case LATCH, SELECTOR -> n.getOrDefault(Kind.BECAME_LEADER, 0) + " leaderships, "
+                    + n.getOrDefault(Kind.LOST_LEADERSHIP, 0) + " ended";
+            case DOUBLE_BARRIER -> n.getOrDefault(Kind.ENTER_RETURNED, 0) + " enters passed, "
+                    + n.getOrDefault(Kind.LEAVE_RETURNED, 0) + " leaves passed, "
+                    + n.getOrDefault(Kind.ENTER_CALLED, 0) + " enters called";
+            case ATOMIC_LONG, ATOMIC_LONG_LOCKED, SHARED_COUNT, BROKEN_COUNTER -> n.getOrDefault(Kind.OP_INVOKED, 0)
+                    + " operations (" + n.getOrDefault(Kind.OP_OK, 0) + " ok, " + n.getOrDefault(Kind.OP_FAILED, 0)
+                    + " failed, " + n.getOrDefault(Kind.OP_UNKNOWN, 0) + " unknown)";
+            case QUEUE -> n.getOrDefault(Kind.ITEM_PUT, 0) + " items put, " + n.getOrDefault(Kind.ITEM_TAKEN, 0)
+                    + " taken, " + n.getOrDefault(Kind.ITEM_DONE, 0) + " done, " + n.getOrDefault(Kind.ITEM_DROPPED, 0)
+                    + " dropped";
+        };
+    }
+}
