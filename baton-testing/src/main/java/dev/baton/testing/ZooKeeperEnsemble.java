@@ -2,17 +2,11 @@ package dev.baton.testing;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.lang.ProcessBuilder.Redirect;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Collections;
-import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
-import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
@@ -20,13 +14,9 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentSkipListMap;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 import org.apache.zookeeper.ZooKeeper;
-import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -81,25 +71,25 @@ import org.slf4j.LoggerFactory;
  */
 public final class ZooKeeperEnsemble implements AutoCloseable {
 
+    // The work is done by package-private parts, each with one job: EnsembleServer (one server's files, ports and
+    // process), ServerConfigFiles (its zoo.cfg and security files), EnsembleProcesses (starting the servers and the
+    // process faults), EnsembleNetwork (the proxies and the network faults), QuorumProbe (who leads and serves) and
+    // EnsembleOptions (the builder's validation). This class checks ids and state, and serializes control.
+
     private static final Logger LOG = LoggerFactory.getLogger(ZooKeeperEnsemble.class);
-    private static final String QUORUM_PEER_MAIN = "org.apache.zookeeper.server.quorum.QuorumPeerMain";
-    private static final int FOUR_LETTER_TIMEOUT_MS = 2_000;
-    private static final Duration STOP_TIMEOUT = Duration.ofSeconds(15);
     private static final Duration EXPIRY_TIMEOUT = Duration.ofSeconds(30);
-    private static final int START_ATTEMPTS = 3;
     private static final AtomicInteger ENSEMBLE_NUMBERS = new AtomicInteger();
 
     private enum State { NEW, RUNNING, CLOSED }
 
-    private final Settings settings;
+    private final EnsembleSettings settings;
     private final String name;
     private final Path root;
-    private final Map<Integer, Server> servers = new TreeMap<>();
-    private final Map<Integer, TcpProxy> clientProxies = new ConcurrentSkipListMap<>();
-    /** Peer proxies by direction; read by proxy threads (the election handshake), hence concurrent. */
-    private final Map<PeerLink, TcpProxy> peerProxies = new ConcurrentHashMap<>();
-    private final Set<ClientLink> clientLinks = ConcurrentHashMap.newKeySet();
-    private final AtomicInteger linkNumbers = new AtomicInteger();
+    /** The servers in id order; filled by the constructor, never modified afterwards. */
+    private final Map<Integer, EnsembleServer> servers;
+    private final EnsembleNetwork network;
+    private final QuorumProbe probe;
+    private final EnsembleProcesses processes;
 
     // Serializes the control methods. A private lock, not the ensemble itself, so a caller synchronizing on the
     // ensemble cannot stall it.
@@ -108,13 +98,18 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
     // Written under the lock; volatile because the accessors read it without the lock (so not @GuardedBy).
     private volatile State state = State.NEW;
 
-    private ZooKeeperEnsemble(Settings settings) {
+    private ZooKeeperEnsemble(EnsembleSettings settings) {
         this.settings = settings;
         this.name = "e" + ENSEMBLE_NUMBERS.incrementAndGet();
         this.root = KitResources.createTempDirectory("baton-ensemble-");
-        for (int id = 1; id <= settings.servers; id++) {
-            servers.put(id, new Server(id, root.resolve("server-" + id)));
+        Map<Integer, EnsembleServer> all = new TreeMap<>();
+        for (int id = 1; id <= settings.servers(); id++) {
+            all.put(id, new EnsembleServer(id, root.resolve("server-" + id), name, settings));
         }
+        this.servers = Collections.unmodifiableMap(all);
+        this.network = new EnsembleNetwork(name, settings, servers);
+        this.probe = new QuorumProbe(name, servers);
+        this.processes = new EnsembleProcesses(name, settings, servers, probe, network);
     }
 
     /**
@@ -141,82 +136,10 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
                 throw new IllegalStateException("ensemble " + name + " is " + state.name().toLowerCase(Locale.ROOT)
                         + "; start() is allowed once");
             }
-            RuntimeException last = null;
-            for (int attempt = 1; attempt <= START_ATTEMPTS; attempt++) {
-                try {
-                    startOnce();
-                    state = State.RUNNING;
-                    LOG.info("ensemble {} of {} servers serving at {}", name, servers.size(), connectString());
-                    return this;
-                } catch (PortTakenException e) {
-                    LOG.warn("ensemble {}: {}; retrying with new ports", name, e.getMessage());
-                    last = e;
-                    tearDown();
-                } catch (RuntimeException | Error e) {
-                    tearDown();
-                    throw e;
-                }
-            }
-            throw new IllegalStateException("ensemble " + name + " could not start", last);
-        }
-    }
-
-    private void startOnce() {
-        for (Server s : servers.values()) {
-            s.clientPort = PortAllocator.allocate();
-            s.secureClientPort = settings.security.tls().isPresent() ? PortAllocator.allocate() : 0;
-            s.quorumPort = PortAllocator.allocate();
-            s.electionPort = PortAllocator.allocate();
-        }
-        createProxies();
-        for (Server s : servers.values()) {
-            s.writeConfig();
-        }
-        for (Server s : servers.values()) {
-            s.launch();
-        }
-        long deadline = System.nanoTime() + settings.startTimeout.toNanos();
-        for (Server s : servers.values()) {
-            s.awaitServing(deadline);
-        }
-        awaitLeaderUntil(deadline);
-    }
-
-    private void createProxies() {
-        if (settings.clientProxies) {
-            for (Server s : servers.values()) {
-                clientProxies.put(s.id, TcpProxy.start(name + "-client-s" + s.id, s.servingPort()));
-            }
-        }
-        if (settings.peerProxies) {
-            for (Server from : servers.values()) {
-                for (Server to : servers.values()) {
-                    if (from.id == to.id) {
-                        continue;
-                    }
-                    PeerLink quorum = new PeerLink(from.id, to.id, false);
-                    peerProxies.put(quorum, TcpProxy.start(name + "-quorum-" + from.id + "to" + to.id,
-                            to.quorumPort));
-                    PeerLink election = new PeerLink(from.id, to.id, true);
-                    PeerLink back = new PeerLink(to.id, from.id, true);
-                    peerProxies.put(election, TcpProxy.start(name + "-election-" + from.id + "to" + to.id,
-                            to.electionPort, new ElectionHandshake(() -> peerProxy(back).address())));
-                }
-            }
-        }
-    }
-
-    /** Kills every process and closes every proxy, keeping the directory (for a retried start). */
-    private void tearDown() {
-        for (Server s : servers.values()) {
-            s.killProcess();
-        }
-        clientProxies.values().forEach(TcpProxy::close);
-        clientProxies.clear();
-        peerProxies.values().forEach(TcpProxy::close);
-        peerProxies.clear();
-        for (Server s : servers.values()) {
-            Directories.deleteRecursively(s.dir);
+            processes.startAll();
+            state = State.RUNNING;
+            LOG.info("ensemble {} of {} servers serving at {}", name, servers.size(), connectString());
+            return this;
         }
     }
 
@@ -285,11 +208,7 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
      * @throws IllegalArgumentException if there is no such server
      */
     public Optional<String> reportedVersion(int id) {
-        Server s = server(id);
-        if (!s.isRunning() || s.paused) {
-            return Optional.empty();
-        }
-        return FourLetterWords.send(s.clientPort, "srvr", FOUR_LETTER_TIMEOUT_MS).flatMap(FourLetterWords::version);
+        return server(id).reportedVersion();
     }
 
     /**
@@ -301,10 +220,7 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
      */
     public String connectString() {
         requireStarted();
-        if (!clientProxies.isEmpty()) {
-            return clientProxies.values().stream().map(TcpProxy::address).collect(Collectors.joining(","));
-        }
-        return directConnectString();
+        return network.proxiedConnectString().orElseGet(this::directConnectString);
     }
 
     /**
@@ -328,8 +244,7 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
     public String connectString(int id) {
         server(id);
         requireStarted();
-        TcpProxy proxy = clientProxies.get(id);
-        return proxy != null ? proxy.address() : "127.0.0.1:" + server(id).servingPort();
+        return network.connectString(server(id));
     }
 
     /**
@@ -367,8 +282,8 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
      * @throws IllegalStateException if no server says it leads now
      */
     public int leaderId() {
-        return findLeader().orElseThrow(() -> new IllegalStateException("no leader in ensemble " + name
-                + " now: " + describe()));
+        return probe.findLeader().orElseThrow(() -> new IllegalStateException("no leader in ensemble " + name
+                + " now: " + probe.describe()));
     }
 
     /**
@@ -379,7 +294,7 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
      * @throws IllegalStateException if there is no leader after {@code timeout}
      */
     public int awaitLeader(Duration timeout) {
-        return awaitLeaderUntil(System.nanoTime() + timeout.toNanos());
+        return probe.awaitLeaderUntil(System.nanoTime() + timeout.toNanos());
     }
 
     /**
@@ -391,50 +306,7 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
      * @throws IllegalStateException if there is no such leader after {@code timeout}
      */
     public int awaitNewLeader(int formerLeader, Duration timeout) {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (true) {
-            Optional<Integer> leader = findLeader();
-            if (leader.isPresent() && leader.get() != formerLeader) {
-                return leader.get();
-            }
-            if (System.nanoTime() - deadline >= 0) {
-                throw new IllegalStateException("no leader other than " + formerLeader + " in ensemble " + name
-                        + " after " + timeout + ": " + describe());
-            }
-            sleepMillis(100);
-        }
-    }
-
-    private int awaitLeaderUntil(long deadline) {
-        while (true) {
-            Optional<Integer> leader = findLeader();
-            if (leader.isPresent()) {
-                return leader.get();
-            }
-            if (System.nanoTime() - deadline >= 0) {
-                throw new IllegalStateException("no leader in ensemble " + name + ": " + describe());
-            }
-            sleepMillis(100);
-        }
-    }
-
-    private Optional<Integer> findLeader() {
-        int best = -1;
-        long bestEpoch = Long.MIN_VALUE;
-        for (Server s : runningServers()) {
-            if (s.paused) {
-                continue;
-            }
-            Optional<String> srvr = FourLetterWords.send(s.clientPort, "srvr", FOUR_LETTER_TIMEOUT_MS);
-            if (srvr.isPresent() && FourLetterWords.mode(srvr.get()).filter("leader"::equals).isPresent()) {
-                long epoch = FourLetterWords.epoch(srvr.get());
-                if (epoch > bestEpoch) {
-                    best = s.id;
-                    bestEpoch = epoch;
-                }
-            }
-        }
-        return best < 0 ? Optional.empty() : Optional.of(best);
+        return probe.awaitNewLeader(formerLeader, timeout);
     }
 
     /**
@@ -446,8 +318,7 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
      * @throws IllegalArgumentException if there is no such server
      */
     public boolean isServing(int id) {
-        Server s = server(id);
-        return s.isRunning() && !s.paused && s.mode().isPresent();
+        return server(id).isServing();
     }
 
     /**
@@ -459,7 +330,7 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
      * @throws IllegalArgumentException if there is no such server
      */
     public Optional<String> mode(int id) {
-        Server s = server(id);
+        EnsembleServer s = server(id);
         return s.isRunning() && !s.paused ? s.mode() : Optional.empty();
     }
 
@@ -474,7 +345,7 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
      */
     public Optional<String> fourLetterWord(int id, String command) {
         Objects.requireNonNull(command, "command");
-        return FourLetterWords.send(server(id).clientPort, command, FOUR_LETTER_TIMEOUT_MS);
+        return FourLetterWords.send(server(id).clientPort, command, EnsembleServer.FOUR_LETTER_TIMEOUT_MS);
     }
 
     /**
@@ -530,7 +401,7 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
      * @return the settings; {@link ServerSecurity#NONE} by default
      */
     public ServerSecurity security() {
-        return settings.security;
+        return settings.security();
     }
 
     /**
@@ -565,8 +436,7 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
     public void kill(int id) {
         synchronized (lock) {
             requireRunning();
-            server(id).killProcess();
-            LOG.info("ensemble {}: killed server {}", name, id);
+            processes.kill(server(id));
         }
     }
 
@@ -580,8 +450,7 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
     public void stop(int id) {
         synchronized (lock) {
             requireRunning();
-            server(id).stopProcess();
-            LOG.info("ensemble {}: stopped server {}", name, id);
+            processes.stop(server(id));
         }
     }
 
@@ -597,18 +466,7 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
     public void start(int id) {
         synchronized (lock) {
             requireRunning();
-            Server s = server(id);
-            if (s.isRunning()) {
-                return;
-            }
-            long deadline = System.nanoTime() + settings.startTimeout.toNanos();
-            s.launchRetryingBusyPorts(deadline);
-            if (runningServers().size() >= majority() && !anyPeerPartition()) {
-                s.awaitServing(deadline);
-            } else {
-                s.awaitAnswering(deadline);
-            }
-            LOG.info("ensemble {}: started server {}", name, id);
+            processes.start(server(id));
         }
     }
 
@@ -644,26 +502,14 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
     public void restart(int id, String version) {
         synchronized (lock) {
             Objects.requireNonNull(version, "version");
-            Server s = server(id);
+            EnsembleServer s = server(id);
             ServerReleases.Release release = ServerReleases.find(version);
             requireRunning();
-            if (settings.security != ServerSecurity.NONE) {
+            if (settings.security() != ServerSecurity.NONE) {
                 throw new IllegalStateException("ensemble " + name + " is secured, which needs the servers of this "
                         + "JVM's ZooKeeper; it cannot move server " + id + " to " + release.version());
             }
-            String before = s.version;
-            stop(id);
-            s.version = release.version();
-            s.classpath = release.classpath();
-            start(id);
-            if (s.isRunning() && isServing(id)) {
-                Optional<String> reported = reportedVersion(id);
-                if (reported.isPresent() && !reported.get().equals(release.version())) {
-                    throw new IllegalStateException("server " + id + " of ensemble " + name + " was started on "
-                            + release.version() + " but reports " + reported.get());
-                }
-            }
-            LOG.info("ensemble {}: server {} restarted on {} (was {})", name, id, release.version(), before);
+            processes.restart(s, release);
         }
     }
 
@@ -676,24 +522,7 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
      * @throws IllegalStateException if a server is down, or the quorum is not whole after {@code timeout}
      */
     public int awaitAllServing(Duration timeout) {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (true) {
-            List<Integer> down = servers.values().stream().filter(s -> !s.isRunning()).map(s -> s.id).toList();
-            if (!down.isEmpty()) {
-                throw new IllegalStateException("servers " + down + " of ensemble " + name + " are down");
-            }
-            if (servers.keySet().stream().allMatch(this::isServing)) {
-                Optional<Integer> leader = findLeader();
-                if (leader.isPresent()) {
-                    return leader.get();
-                }
-            }
-            if (System.nanoTime() - deadline >= 0) {
-                throw new IllegalStateException("ensemble " + name + " not whole after " + timeout + ": "
-                        + describe());
-            }
-            sleepMillis(100);
-        }
+        return probe.awaitAllServing(timeout);
     }
 
     /**
@@ -704,7 +533,7 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
      */
     public int killLeader() {
         synchronized (lock) {
-            int leader = awaitLeader(settings.startTimeout);
+            int leader = awaitLeader(settings.startTimeout());
             kill(leader);
             return leader;
         }
@@ -719,22 +548,7 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
     public Set<Integer> loseQuorum() {
         synchronized (lock) {
             requireRunning();
-            Set<Integer> killed = new TreeSet<>();
-            Optional<Integer> leader = findLeader();
-            leader.ifPresent(id -> {
-                kill(id);
-                killed.add(id);
-            });
-            for (Server s : servers.values()) {
-                if (runningServers().size() < majority()) {
-                    break;
-                }
-                if (s.isRunning()) {
-                    kill(s.id);
-                    killed.add(s.id);
-                }
-            }
-            return killed;
+            return processes.loseQuorum();
         }
     }
 
@@ -748,26 +562,8 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
     public int regainQuorum() {
         synchronized (lock) {
             requireRunning();
-            long deadline = System.nanoTime() + settings.startTimeout.toNanos();
-            List<Server> started = new ArrayList<>();
-            for (Server s : servers.values()) {
-                if (!s.isRunning()) {
-                    s.launchRetryingBusyPorts(deadline);
-                    started.add(s);
-                }
-            }
-            int leader = awaitLeaderUntil(deadline);
-            if (!anyPeerPartition()) {
-                for (Server s : started) {
-                    s.awaitServing(deadline);
-                }
-            }
-            return leader;
+            return processes.regainQuorum();
         }
-    }
-
-    private boolean anyPeerPartition() {
-        return peerProxies.values().stream().anyMatch(p -> p.partitionMode().isPresent());
     }
 
     /**
@@ -779,13 +575,7 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
      */
     public void pause(int id) {
         synchronized (lock) {
-            Server s = server(id);
-            Process p = s.process;
-            if (p == null || !p.isAlive()) {
-                throw new IllegalStateException("server " + id + " is not running");
-            }
-            Signals.send(p.pid(), "STOP");
-            s.paused = true;
+            server(id).pause();
         }
     }
 
@@ -796,12 +586,7 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
      */
     public void resume(int id) {
         synchronized (lock) {
-            Server s = server(id);
-            Process p = s.process;
-            if (s.paused && p != null && p.isAlive()) {
-                Signals.send(p.pid(), "CONT");
-            }
-            s.paused = false;
+            server(id).resume();
         }
     }
 
@@ -814,11 +599,7 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
      */
     public TcpProxy clientProxy(int id) {
         server(id);
-        TcpProxy p = clientProxies.get(id);
-        if (p == null) {
-            throw new IllegalStateException("client proxies are not enabled; use builder().clientProxies(true)");
-        }
-        return p;
+        return network.clientProxy(id);
     }
 
     /**
@@ -865,13 +646,7 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
     public void isolate(int id, TcpProxy.Mode mode) {
         Objects.requireNonNull(mode, "mode");
         server(id);
-        requirePeerProxies();
-        for (Map.Entry<PeerLink, TcpProxy> e : peerProxies.entrySet()) {
-            if (e.getKey().from == id || e.getKey().to == id) {
-                e.getValue().partition(mode);
-            }
-        }
-        LOG.info("ensemble {}: isolated server {} ({})", name, id, mode);
+        network.isolate(id, mode);
     }
 
     /**
@@ -887,21 +662,12 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
         Objects.requireNonNull(mode, "mode");
         server(a);
         server(b);
-        if (a == b) {
-            throw new IllegalArgumentException("a server cannot be partitioned from itself: " + a);
-        }
-        requirePeerProxies();
-        for (Map.Entry<PeerLink, TcpProxy> e : peerProxies.entrySet()) {
-            PeerLink l = e.getKey();
-            if ((l.from == a && l.to == b) || (l.from == b && l.to == a)) {
-                e.getValue().partition(mode);
-            }
-        }
+        network.partitionPeers(a, b, mode);
     }
 
     /** Heals every partition between servers. */
     public void healPeers() {
-        peerProxies.values().forEach(TcpProxy::heal);
+        network.healPeers();
     }
 
     /**
@@ -909,14 +675,7 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
      * removes all latency. Paused or stopped servers stay as they are.
      */
     public void healAll() {
-        for (TcpProxy p : allProxies()) {
-            p.heal();
-            p.latency(Duration.ZERO);
-        }
-        for (ClientLink link : clientLinks) {
-            link.heal();
-            link.latency(Duration.ZERO);
-        }
+        network.healAll();
     }
 
     /**
@@ -939,12 +698,7 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
      */
     public void peerLatency(int id, Duration latency) {
         server(id);
-        requirePeerProxies();
-        peerProxies.forEach((l, p) -> {
-            if (l.from == id || l.to == id) {
-                p.latency(latency);
-            }
-        });
+        network.peerLatency(id, latency);
     }
 
     /**
@@ -956,15 +710,7 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
      */
     public ClientLink newClientLink() {
         requireRunning();
-        Map<Integer, Integer> targets = new LinkedHashMap<>();
-        for (Server s : servers.values()) {
-            TcpProxy p = clientProxies.get(s.id);
-            targets.put(s.id, p != null ? p.port() : s.servingPort());
-        }
-        ClientLink link = new ClientLink(name + "-link" + linkNumbers.incrementAndGet(), targets,
-                clientLinks::remove);
-        clientLinks.add(link);
-        return link;
+        return network.newClientLink();
     }
 
     /**
@@ -980,7 +726,7 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
      */
     public void expireSession(long sessionId, byte[] password) throws InterruptedException {
         requireRunning();
-        String cs = runningServers().stream().filter(s -> !s.paused).map(s -> "127.0.0.1:" + s.clientPort)
+        String cs = probe.runningServers().stream().filter(s -> !s.paused).map(s -> "127.0.0.1:" + s.clientPort)
                 .collect(Collectors.joining(","));
         if (cs.isEmpty()) {
             throw new IllegalStateException("no running server in ensemble " + name);
@@ -1009,7 +755,7 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
     public void copyLogsTo(Path directory) {
         try {
             Files.createDirectories(directory);
-            for (Server s : servers.values()) {
+            for (EnsembleServer s : servers.values()) {
                 if (Files.exists(s.logFile)) {
                     Files.copy(s.logFile, directory.resolve("server-" + s.id + ".log"),
                             StandardCopyOption.REPLACE_EXISTING);
@@ -1040,8 +786,8 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
                 return;
             }
             state = State.CLOSED;
-            new ArrayList<>(clientLinks).forEach(ClientLink::close);
-            tearDown();
+            network.closeClientLinks();
+            processes.tearDown();
             KitResources.deleteTempDirectory(root);
             LOG.info("ensemble {} closed", name);
         }
@@ -1059,27 +805,11 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
     /** The name, ports and server states, for test output. */
     @Override
     public String toString() {
-        return "ZooKeeperEnsemble[" + name + " " + state + " " + describe() + "]";
+        return "ZooKeeperEnsemble[" + name + " " + state + " " + probe.describe() + "]";
     }
 
-    private String describe() {
-        return servers.values().stream().map(s -> s.id + "=" + s.version + " " + (s.isRunning()
-                ? (s.paused ? "paused" : s.mode().orElse("not-serving")) : "down") + ":" + s.clientPort)
-                .collect(Collectors.joining(", ", "{", "}"));
-    }
-
-    private List<TcpProxy> allProxies() {
-        List<TcpProxy> all = new ArrayList<>(clientProxies.values());
-        all.addAll(peerProxies.values());
-        return all;
-    }
-
-    private List<Server> runningServers() {
-        return servers.values().stream().filter(Server::isRunning).collect(Collectors.toList());
-    }
-
-    private Server server(int id) {
-        Server s = servers.get(id);
+    private EnsembleServer server(int id) {
+        EnsembleServer s = servers.get(id);
         if (s == null) {
             throw new IllegalArgumentException("no server " + id + " in ensemble " + name + " (ids "
                     + servers.keySet() + ")");
@@ -1099,336 +829,6 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
         }
     }
 
-    /** The proxy of a peer link; they all exist from {@link #createProxies()} until {@link #tearDown()}. */
-    private TcpProxy peerProxy(PeerLink link) {
-        TcpProxy p = peerProxies.get(link);
-        if (p == null) {
-            throw new IllegalStateException("no proxy for " + link + " in ensemble " + name);
-        }
-        return p;
-    }
-
-    private void requirePeerProxies() {
-        if (!settings.peerProxies) {
-            throw new IllegalStateException("peer proxies are not enabled; use builder().peerProxies(true)");
-        }
-    }
-
-    private static void sleepMillis(long millis) {
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted", e);
-        }
-    }
-
-    /** A directed peer connection: from a server to a peer's quorum or election port. */
-    private record PeerLink(int from, int to, boolean election) {
-    }
-
-    /** A server's port could not be bound. */
-    private static final class PortTakenException extends IllegalStateException {
-        PortTakenException(String message) {
-            super(message);
-        }
-    }
-
-    /**
-     * One server: its files, ports and process. Its fields are written under the ensemble's {@code lock} and are
-     * volatile because the accessors read them without it.
-     */
-    private final class Server {
-
-        final int id;
-        final Path dir;
-        final Path config;
-        final Path dataDir;
-        final Path logFile;
-        /** The plaintext client port (four-letter words; the clients' port without TLS). */
-        volatile int clientPort;
-        /** The TLS client port; 0 without TLS. */
-        volatile int secureClientPort;
-        volatile int quorumPort;
-        volatile int electionPort;
-        /** The process of the last launch; null before the first. */
-        volatile @Nullable Process process;
-        volatile boolean paused;
-        /** The release this server runs (from its next launch on, once changed) and that release's class path. */
-        volatile String version;
-        volatile String classpath;
-        /** Where the log of the current launch begins. */
-        volatile long logOffset;
-
-        Server(int id, Path dir) {
-            this.id = id;
-            this.dir = dir;
-            this.config = dir.resolve("zoo.cfg");
-            this.dataDir = dir.resolve("data");
-            this.logFile = dir.resolve("server.log");
-            // Builder.build() chose both if they were not set.
-            this.version = Objects.requireNonNull(settings.serverVersion, "serverVersion");
-            this.classpath = Objects.requireNonNull(settings.classpath, "classpath");
-        }
-
-        boolean isRunning() {
-            Process p = process;
-            return p != null && p.isAlive();
-        }
-
-        /** The port clients use: the TLS one with TLS. */
-        int servingPort() {
-            return secureClientPort != 0 ? secureClientPort : clientPort;
-        }
-
-        Optional<String> mode() {
-            return FourLetterWords.send(clientPort, "srvr", FOUR_LETTER_TIMEOUT_MS).flatMap(FourLetterWords::mode);
-        }
-
-        void writeConfig() {
-            // Builder.build() chose the minimum if it was not set.
-            Duration minSessionTimeout = Objects.requireNonNull(settings.minSessionTimeout, "minSessionTimeout");
-            StringBuilder cfg = new StringBuilder();
-            int tick = Math.toIntExact(settings.tickTime.toMillis());
-            cfg.append("tickTime=").append(tick).append('\n')
-                    .append("initLimit=20\n")
-                    .append("syncLimit=10\n")
-                    .append("dataDir=").append(dataDir.toAbsolutePath()).append('\n')
-                    .append("minSessionTimeout=").append(minSessionTimeout.toMillis()).append('\n')
-                    .append("maxSessionTimeout=").append(settings.maxSessionTimeout.toMillis()).append('\n')
-                    .append("maxClientCnxns=0\n")
-                    .append("standaloneEnabled=false\n")
-                    .append("reconfigEnabled=").append(settings.reconfigEnabled).append('\n')
-                    .append("4lw.commands.whitelist=*\n")
-                    .append("admin.enableServer=false\n")
-                    .append("forceSync=no\n")
-                    .append("cnxTimeout=2000\n");
-            if (secureClientPort != 0) {
-                cfg.append("secureClientPort=").append(secureClientPort).append('\n');
-            }
-            settings.extraConfig.forEach((k, v) -> cfg.append(k).append('=').append(v).append('\n'));
-            for (Server peer : servers.values()) {
-                int quorum = peer.quorumPort;
-                int election = peer.electionPort;
-                if (peer.id != id && settings.peerProxies) {
-                    quorum = peerProxy(new PeerLink(id, peer.id, false)).port();
-                    election = peerProxy(new PeerLink(id, peer.id, true)).port();
-                }
-                cfg.append("server.").append(peer.id).append("=127.0.0.1:").append(quorum).append(':')
-                        .append(election).append(":participant;127.0.0.1:").append(peer.clientPort).append('\n');
-            }
-            try {
-                Files.createDirectories(dataDir);
-                Files.writeString(dataDir.resolve("myid"), id + "\n", StandardCharsets.US_ASCII);
-                Files.writeString(config, cfg.toString(), StandardCharsets.US_ASCII);
-            } catch (IOException e) {
-                throw new UncheckedIOException("cannot write the configuration of server " + id, e);
-            }
-        }
-
-        void launch() {
-            List<String> jvmArgs = new ArrayList<>();
-            jvmArgs.add("-Dzookeeper.extendedTypesEnabled=true");
-            jvmArgs.add("-Dzookeeper.admin.enableServer=false");
-            jvmArgs.add("-Dzookeeper.4lw.commands.whitelist=*");
-            jvmArgs.add("-Dzookeeper.forceSync=no");
-            jvmArgs.add("-Dzookeeper.snapshot.trust.empty=true");
-            jvmArgs.add("-Dzookeeper.jmx.log4j.disable=true");
-            jvmArgs.add("-Dorg.slf4j.simpleLogger.defaultLogLevel=info");
-            jvmArgs.add("-Dbaton.kit.server=" + name + "-" + id);
-            jvmArgs.addAll(securityArgs());
-            jvmArgs.addAll(settings.jvmArgs);
-            List<String> command = JavaCommand.build(classpath, settings.heap, jvmArgs,
-                    OrphanGuard.class.getName(), List.of(QUORUM_PEER_MAIN, config.toAbsolutePath().toString()));
-            try {
-                logOffset = Files.exists(logFile) ? Files.size(logFile) : 0;
-                Files.writeString(logFile, "=== baton: starting server " + id + ": " + String.join(" ", command)
-                        + "\n", StandardCharsets.UTF_8, java.nio.file.StandardOpenOption.CREATE,
-                        java.nio.file.StandardOpenOption.APPEND);
-                ProcessBuilder builder = new ProcessBuilder(command)
-                        .directory(dir.toFile())
-                        .redirectErrorStream(true)
-                        .redirectOutput(Redirect.appendTo(logFile.toFile()));
-                Process p = KitResources.start(builder);
-                process = p;
-                paused = false;
-            } catch (IOException e) {
-                throw new UncheckedIOException("cannot start server " + id, e);
-            }
-        }
-
-        /**
-         * The system properties of {@link ServerSecurity}: the Netty factory and {@code zookeeper.ssl.*} with
-         * passwords in files, the {@code x509} and {@code sasl} providers, the JAAS file, required authentication.
-         */
-        List<String> securityArgs() {
-            ServerSecurity security = settings.security;
-            List<String> args = new ArrayList<>();
-            try {
-                if (security.tls().isPresent()) {
-                    args.add("-Dzookeeper.serverCnxnFactory=org.apache.zookeeper.server.NettyServerCnxnFactory");
-                    args.add("-Dzookeeper.authProvider.x509=org.apache.zookeeper.server.auth.X509AuthenticationProvider");
-                    for (Map.Entry<String, String> e : security.tlsProperties().entrySet()) {
-                        if (e.getKey().endsWith(".password")) {
-                            Path file = dir.resolve(e.getKey().replace("zookeeper.ssl.", "").replace('.', '-'));
-                            Files.writeString(file, e.getValue(), StandardCharsets.UTF_8);
-                            args.add("-D" + e.getKey() + "Path=" + file.toAbsolutePath());
-                        } else {
-                            args.add("-D" + e.getKey() + "=" + e.getValue());
-                        }
-                    }
-                }
-                if (security.sasl()) {
-                    Path jaas = dir.resolve("jaas.conf");
-                    Jaas.writeFile(jaas, "Server", Jaas.serverEntry(security.saslUsers()));
-                    args.add("-Djava.security.auth.login.config=" + jaas.toAbsolutePath());
-                    args.add("-D" + Jaas.FIPS_MODE + "=false"); // DIGEST-MD5: see Jaas.FIPS_MODE
-                }
-            } catch (IOException e) {
-                throw new UncheckedIOException("cannot write the security files of server " + id, e);
-            }
-            security.authenticationProperties().forEach((k, v) -> args.add("-D" + k + "=" + v));
-            return args;
-        }
-
-        /** Launches; if the process dies because a port is taken, waits a little and launches again. */
-        void launchRetryingBusyPorts(long deadline) {
-            while (true) {
-                launch();
-                try {
-                    awaitAnswering(deadline);
-                    return;
-                } catch (PortTakenException e) {
-                    if (System.nanoTime() - deadline >= 0) {
-                        throw e;
-                    }
-                    LOG.debug("server {}: {}; retrying", id, e.getMessage());
-                    sleepMillis(500);
-                }
-            }
-        }
-
-        void awaitAnswering(long deadline) {
-            awaitFourLetter(deadline, answer -> answer.contains("imok"), "ruok");
-        }
-
-        void awaitServing(long deadline) {
-            awaitFourLetter(deadline, answer -> FourLetterWords.mode(answer).isPresent(), "srvr");
-        }
-
-        private void awaitFourLetter(long deadline, java.util.function.Predicate<String> ok, String command) {
-            while (true) {
-                Process p = process;
-                if (p == null || !p.isAlive()) {
-                    String tail = logTail();
-                    if (tail.contains("Address already in use") || tail.contains("BindException")) {
-                        throw new PortTakenException("server " + id + " could not bind a port");
-                    }
-                    throw new IllegalStateException("server " + id + " of ensemble " + name + " exited ("
-                            + (p == null ? "never started" : "code " + p.exitValue()) + "); log " + logFile
-                            + " ends with:\n" + tail);
-                }
-                Optional<String> answer = FourLetterWords.send(clientPort, command, FOUR_LETTER_TIMEOUT_MS);
-                if (answer.isPresent() && ok.test(answer.get())) {
-                    return;
-                }
-                if (System.nanoTime() - deadline >= 0) {
-                    throw new IllegalStateException("server " + id + " of ensemble " + name + " did not answer "
-                            + command + " as expected within " + settings.startTimeout + " (last answer: "
-                            + answer.orElse("none") + "); log " + logFile + " ends with:\n" + logTail());
-                }
-                sleepMillis(100);
-            }
-        }
-
-        String logTail() {
-            try {
-                if (!Files.exists(logFile)) {
-                    return "";
-                }
-                byte[] all = Files.readAllBytes(logFile);
-                int from = (int) Math.min(logOffset, all.length);
-                List<String> lines = List.of(new String(all, from, all.length - from, StandardCharsets.UTF_8)
-                        .split("\n"));
-                return String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size()));
-            } catch (IOException | UncheckedIOException e) {
-                return "(cannot read the log: " + e + ")";
-            }
-        }
-
-        void killProcess() {
-            Process p = process;
-            if (p != null) {
-                if (!KitResources.killAndWait(p, STOP_TIMEOUT.toMillis())) {
-                    LOG.warn("server {} of ensemble {} did not die within {}", id, name, STOP_TIMEOUT);
-                }
-            }
-            paused = false;
-        }
-
-        void stopProcess() {
-            Process p = process;
-            if (p == null || !p.isAlive()) {
-                return;
-            }
-            if (paused) {
-                Signals.send(p.pid(), "CONT");
-                paused = false;
-            }
-            p.destroy();
-            try {
-                if (p.waitFor(STOP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
-                    KitResources.forget(p);
-                    return;
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-            killProcess();
-        }
-    }
-
-    /** The copied settings of a {@link Builder}. */
-    private static final class Settings {
-        int servers = 3;
-        boolean clientProxies;
-        boolean peerProxies;
-        /** Null until set, or until {@link Builder#build()} chooses the default. */
-        @Nullable Boolean reconfigEnabled;
-        Duration tickTime = Duration.ofMillis(250);
-        /** Null until set, or until {@link Builder#build()} chooses the default. */
-        @Nullable Duration minSessionTimeout;
-        Duration maxSessionTimeout = Duration.ofSeconds(60);
-        Duration startTimeout = Duration.ofSeconds(90);
-        ServerSecurity security = ServerSecurity.NONE;
-        String heap = "128m";
-        List<String> jvmArgs = new ArrayList<>();
-        /** Null until set, or until {@link Builder#build()} chooses this JVM's. */
-        @Nullable String classpath;
-        /** The server release, e.g. {@code 3.8.6}; null before {@link Builder#build()} for this JVM's own. */
-        @Nullable String serverVersion;
-        Map<String, String> extraConfig = new LinkedHashMap<>();
-
-        Settings copy() {
-            Settings c = new Settings();
-            c.servers = servers;
-            c.clientProxies = clientProxies;
-            c.peerProxies = peerProxies;
-            c.reconfigEnabled = reconfigEnabled;
-            c.tickTime = tickTime;
-            c.minSessionTimeout = minSessionTimeout;
-            c.maxSessionTimeout = maxSessionTimeout;
-            c.startTimeout = startTimeout;
-            c.security = security;
-            c.heap = heap;
-            c.jvmArgs = List.copyOf(jvmArgs);
-            c.classpath = classpath;
-            c.serverVersion = serverVersion;
-            c.extraConfig = Collections.unmodifiableMap(new LinkedHashMap<>(extraConfig));
-            return c;
-        }
-    }
-
     /**
      * Settings for a {@link ZooKeeperEnsemble}. Each option may be set once; setting it again, or combining
      * options that do not go together, throws {@link IllegalStateException}. {@link #build()} copies the
@@ -1436,8 +836,7 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
      */
     public static final class Builder {
 
-        private final Settings settings = new Settings();
-        private final Set<String> set = new LinkedHashSet<>();
+        private final EnsembleOptions options = new EnsembleOptions();
 
         private Builder() {
         }
@@ -1449,11 +848,7 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
          * @return this builder
          */
         public Builder servers(int count) {
-            once("servers");
-            if (count < 1 || count > 9) {
-                throw new IllegalArgumentException("servers must be within 1..9: " + count);
-            }
-            settings.servers = count;
+            options.servers(count);
             return this;
         }
 
@@ -1476,8 +871,7 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
          * @return this builder
          */
         public Builder clientProxies(boolean enabled) {
-            once("clientProxies");
-            settings.clientProxies = enabled;
+            options.clientProxies(enabled);
             return this;
         }
 
@@ -1489,8 +883,7 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
          * @return this builder
          */
         public Builder peerProxies(boolean enabled) {
-            once("peerProxies");
-            settings.peerProxies = enabled;
+            options.peerProxies(enabled);
             return this;
         }
 
@@ -1503,8 +896,7 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
          * @return this builder
          */
         public Builder reconfigEnabled(boolean enabled) {
-            once("reconfigEnabled");
-            settings.reconfigEnabled = enabled;
+            options.reconfigEnabled(enabled);
             return this;
         }
 
@@ -1515,8 +907,7 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
          * @return this builder
          */
         public Builder tickTime(Duration tickTime) {
-            once("tickTime");
-            settings.tickTime = requireRange(tickTime, "tickTime", Duration.ofMillis(10), Duration.ofSeconds(10));
+            options.tickTime(tickTime);
             return this;
         }
 
@@ -1527,9 +918,7 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
          * @return this builder
          */
         public Builder minSessionTimeout(Duration timeout) {
-            once("minSessionTimeout");
-            settings.minSessionTimeout = requireRange(timeout, "minSessionTimeout", Duration.ofMillis(1),
-                    Duration.ofDays(1));
+            options.minSessionTimeout(timeout);
             return this;
         }
 
@@ -1540,9 +929,7 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
          * @return this builder
          */
         public Builder maxSessionTimeout(Duration timeout) {
-            once("maxSessionTimeout");
-            settings.maxSessionTimeout = requireRange(timeout, "maxSessionTimeout", Duration.ofMillis(1),
-                    Duration.ofDays(1));
+            options.maxSessionTimeout(timeout);
             return this;
         }
 
@@ -1554,8 +941,7 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
          * @return this builder
          */
         public Builder startTimeout(Duration timeout) {
-            once("startTimeout");
-            settings.startTimeout = requireRange(timeout, "startTimeout", Duration.ofMillis(1), Duration.ofDays(1));
+            options.startTimeout(timeout);
             return this;
         }
 
@@ -1566,12 +952,7 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
          * @return this builder
          */
         public Builder heap(String heap) {
-            once("heap");
-            Objects.requireNonNull(heap, "heap");
-            if (!heap.matches("[0-9]+[kKmMgG]?")) {
-                throw new IllegalArgumentException("heap must look like 128m: " + heap);
-            }
-            settings.heap = heap;
+            options.heap(heap);
             return this;
         }
 
@@ -1582,8 +963,7 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
          * @return this builder
          */
         public Builder jvmArgs(String... args) {
-            once("jvmArgs");
-            settings.jvmArgs = List.of(args);
+            options.jvmArgs(args);
             return this;
         }
 
@@ -1595,11 +975,7 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
          * @return this builder
          */
         public Builder classpath(String classpath) {
-            once("classpath");
-            if (set.contains("serverVersion")) {
-                throw new IllegalStateException("serverVersion and classpath cannot both be set");
-            }
-            settings.classpath = Objects.requireNonNull(classpath, "classpath");
+            options.classpath(classpath);
             return this;
         }
 
@@ -1618,13 +994,7 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
          * @throws IllegalStateException if already set, or {@link #classpath(String)} was set
          */
         public Builder serverVersion(String version) {
-            once("serverVersion");
-            if (set.contains("classpath")) {
-                throw new IllegalStateException("serverVersion and classpath cannot both be set");
-            }
-            ServerReleases.Release release = ServerReleases.find(Objects.requireNonNull(version, "version"));
-            settings.serverVersion = release.version();
-            settings.classpath = release.classpath();
+            options.serverVersion(version);
             return this;
         }
 
@@ -1637,8 +1007,7 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
          * @throws IllegalStateException if already set
          */
         public Builder security(ServerSecurity security) {
-            once("security");
-            settings.security = Objects.requireNonNull(security, "security");
+            options.security(security);
             return this;
         }
 
@@ -1651,11 +1020,7 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
          * @throws IllegalStateException if the key was set before
          */
         public Builder serverConfig(String key, String value) {
-            Objects.requireNonNull(key, "key");
-            Objects.requireNonNull(value, "value");
-            if (settings.extraConfig.putIfAbsent(key, value) != null) {
-                throw new IllegalStateException("serverConfig " + key + " was already set");
-            }
+            options.serverConfig(key, value);
             return this;
         }
 
@@ -1666,44 +1031,7 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
          * @throws IllegalStateException if peer proxies are combined with dynamic reconfiguration
          */
         public ZooKeeperEnsemble build() {
-            Settings s = settings.copy();
-            if (s.reconfigEnabled == null) {
-                s.reconfigEnabled = !s.peerProxies;
-            } else if (s.reconfigEnabled && s.peerProxies) {
-                throw new IllegalStateException("peer proxies need reconfigEnabled(false): with dynamic "
-                        + "reconfiguration a server adopts its leader's view of the peer addresses");
-            }
-            if (s.minSessionTimeout == null) {
-                s.minSessionTimeout = s.tickTime.multipliedBy(2);
-            }
-            if (s.minSessionTimeout.compareTo(s.maxSessionTimeout) > 0) {
-                throw new IllegalStateException("minSessionTimeout " + s.minSessionTimeout
-                        + " > maxSessionTimeout " + s.maxSessionTimeout);
-            }
-            if (s.classpath == null) {
-                s.classpath = JavaCommand.currentClasspath();
-            }
-            if (s.serverVersion == null) {
-                s.serverVersion = EmbeddedZooKeeper.zooKeeperVersion();
-            } else if (s.security != ServerSecurity.NONE) {
-                throw new IllegalStateException("security needs the servers of this JVM's ZooKeeper, not "
-                        + s.serverVersion);
-            }
-            return new ZooKeeperEnsemble(s);
-        }
-
-        private void once(String option) {
-            if (!set.add(option)) {
-                throw new IllegalStateException(option + " was already set");
-            }
-        }
-
-        private static Duration requireRange(Duration d, String name, Duration min, Duration max) {
-            Objects.requireNonNull(d, name);
-            if (d.compareTo(min) < 0 || d.compareTo(max) > 0) {
-                throw new IllegalArgumentException(name + " must be within " + min + ".." + max + ": " + d);
-            }
-            return d;
+            return new ZooKeeperEnsemble(options.settings());
         }
     }
 }
