@@ -7,7 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
-/** See {@link Checkers#fencingTokensIncrease()}. */
+/** See {@link Checkers#fencingTokensIncrease(String...)}. */
 final class FencingTokenChecker implements HistoryChecker {
 
     /** The names checked; empty: all. */
