@@ -149,6 +149,7 @@ final class DiscoveryDemo implements Demo {
         return instances.stream().map(ServiceInstance::getId).collect(Collectors.joining(", "));
     }
 
+    // A class object has no type arguments; the JSON payloads are maps of this type.
     @SuppressWarnings("unchecked")
     private static Class<Map<String, Object>> payloadClass() {
         return (Class<Map<String, Object>>) (Class<?>) Map.class;

@@ -99,6 +99,7 @@ public final class ServiceCache<T> implements Listenable<ServiceCacheListener>, 
         return snapshot().enabled();
     }
 
+    // The empty snapshot holds no instance, so it is one of any payload type.
     @SuppressWarnings("unchecked")
     private ServiceWatch.Snapshot<T> snapshot() {
         ServiceWatch<T> current = watch.get();

@@ -49,6 +49,7 @@ final class ItemCodec {
     static <T> byte[] encodeOne(T item, QueueSerializer<T> serializer) {
         Object[] left = {item};
         return encode(() -> {
+            // The array holds only the item passed in, a T.
             @SuppressWarnings("unchecked")
             T next = (T) left[0];
             left[0] = null;
