@@ -26,17 +26,7 @@ class QueueCliTest {
     @RegisterExtension
     static EmbeddedZooKeeperExtension zk = new EmbeddedZooKeeperExtension();
 
-    private static final QueueSerializer<String> TEXT = new QueueSerializer<>() {
-        @Override
-        public byte[] serialize(String item) {
-            return item.getBytes(StandardCharsets.UTF_8);
-        }
-
-        @Override
-        public String deserialize(byte[] bytes) {
-            return new String(bytes, StandardCharsets.UTF_8);
-        }
-    };
+    private static final QueueSerializer<String> TEXT = Utf8Text.SERIALIZER;
 
     @Test
     void queueDemoShowsTheDeadConsumersJobDeliveredToAnother() {
