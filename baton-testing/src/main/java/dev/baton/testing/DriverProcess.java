@@ -83,8 +83,11 @@ public final class DriverProcess implements AutoCloseable {
         List<String> jvmArgs = new ArrayList<>();
         jvmArgs.add("-Dbaton.kit.driver=" + name);
         jvmArgs.addAll(b.jvmArgs);
-        List<String> command = JavaCommand.build(b.classpath != null ? b.classpath : JavaCommand.currentClasspath(),
-                b.heap, jvmArgs, b.mainClass, b.args);
+        String classpath = b.classpath != null ? b.classpath : JavaCommand.currentClasspath();
+        if (!b.extraClasspath.isEmpty()) {
+            classpath += java.io.File.pathSeparator + b.extraClasspath;
+        }
+        List<String> command = JavaCommand.build(classpath, b.heap, jvmArgs, b.mainClass, b.args);
         try {
             Files.writeString(logFile, "=== baton: starting driver " + name + ": " + String.join(" ", command) + "\n",
                     StandardCharsets.UTF_8);
@@ -462,6 +465,7 @@ public final class DriverProcess implements AutoCloseable {
         private String heap = "64m";
         // Null until set: this JVM's classpath and a numbered name.
         private @Nullable String classpath;
+        private String extraClasspath = "";
         private @Nullable String name;
         private Duration startTimeout = Duration.ofSeconds(60);
         private @Nullable Consumer<String> eventListener;
@@ -519,6 +523,19 @@ public final class DriverProcess implements AutoCloseable {
         public Builder classpath(String classpath) {
             once("classpath");
             this.classpath = Objects.requireNonNull(classpath, "classpath");
+            return this;
+        }
+
+        /**
+         * Entries added after the child's classpath (this JVM's, or the one given to {@link #classpath}): the jars
+         * of a library that only the child uses.
+         *
+         * @param entries classpath entries separated by {@link java.io.File#pathSeparator}; empty adds none
+         * @return this builder
+         */
+        public Builder appendClasspath(String entries) {
+            once("appendClasspath");
+            this.extraClasspath = Objects.requireNonNull(entries, "entries");
             return this;
         }
 

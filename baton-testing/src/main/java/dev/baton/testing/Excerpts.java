@@ -71,7 +71,8 @@ final class Excerpts {
     static Violation violation(String checker, String message, List<Event> events, long fromSeq, long toSeq,
             Set<Long> marked) {
         List<Event> window = window(events, fromSeq, toSeq);
-        return new Violation(checker, message, window, excerpt(window, marked));
+        return new Violation(checker, message, window, excerpt(window, marked),
+                window.stream().filter(e -> marked.contains(e.seq())).toList());
     }
 
     /** Formats a time on the history clock in milliseconds. */
