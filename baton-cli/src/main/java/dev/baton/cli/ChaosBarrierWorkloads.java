@@ -1,9 +1,11 @@
 package dev.baton.cli;
 
+import dev.baton.BatonClient;
 import dev.baton.cli.ChaosWorkloads.Context;
 import dev.baton.cli.ChaosWorkloads.Workload;
 import dev.baton.recipes.barriers.DistributedDoubleBarrier;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.apache.zookeeper.KeeperException;
 
@@ -18,11 +20,11 @@ final class ChaosBarrierWorkloads {
      * {@code double-barrier}: every client enters and leaves a {@link DistributedDoubleBarrier} of all clients,
      * round after round, one barrier path per round; a member that timed out joins the highest round it sees.
      */
-    static final class DoubleBarrierWorkload extends Workload {
+    static final class DoubleBarrierWorkload extends Workload<BatonClient> {
         private int round;
         private volatile boolean finishing;
 
-        DoubleBarrierWorkload(Context ctx, String name) {
+        DoubleBarrierWorkload(Context<BatonClient> ctx, String name) {
             super(ctx, name);
         }
 
@@ -70,19 +72,28 @@ final class ChaosBarrierWorkloads {
 
         private int highestRound() {
             try {
-                int max = 0;
-                for (String child : ctx.client().getChildren().forPath(path(name))) {
-                    if (child.startsWith("round-")) {
-                        max = Math.max(max, Integer.parseInt(child.substring("round-".length())));
-                    }
-                }
-                return max;
-            } catch (KeeperException | NumberFormatException e) {
+                return ChaosBarrierWorkloads.highestRound(ctx.client().getChildren().forPath(path(name)));
+            } catch (KeeperException e) {
                 return 0;
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return 0;
             }
         }
+    }
+
+    /** Returns the highest round among a barrier parent's {@code round-N} children, 0 if none. */
+    static int highestRound(List<String> children) {
+        int max = 0;
+        for (String child : children) {
+            if (child.startsWith("round-")) {
+                try {
+                    max = Math.max(max, Integer.parseInt(child.substring("round-".length())));
+                } catch (NumberFormatException notARound) {
+                    // someone else's node
+                }
+            }
+        }
+        return max;
     }
 }

@@ -71,6 +71,14 @@ final class ChaosChecks {
         };
     }
 
+    /** Returns true for an event that says a client's operation succeeded: a hold, a lead, a pass, an ok, a done. */
+    static boolean success(Event e) {
+        return switch (e.kind()) {
+            case ACQUIRED, BECAME_LEADER, ENTER_RETURNED, OP_OK, ITEM_DONE -> true;
+            default -> false;
+        };
+    }
+
     /** What was checked for a recipe, in words. */
     static String count(ChaosRecipe recipe, List<Event> mine) {
         Map<Kind, Integer> n = new LinkedHashMap<>();

@@ -12,34 +12,69 @@ import java.util.List;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import org.apache.zookeeper.ZooKeeper;
+import org.jspecify.annotations.Nullable;
 
 /**
- * One client process of {@code baton chaos}: a {@link BatonClient} and a workload per recipe, driven over the
- * kit's driver protocol ({@link DriverMain}) by {@link ChaosRun}. Every event it records is printed at once as an
- * event line stamped with this JVM's {@link System#nanoTime()} (the machine's monotonic clock, shared with the
- * parent), so the parent places it at the time it happened, however late the line arrives.
+ * One client process of {@code baton chaos}: a client of one library and a workload per recipe, driven over the
+ * kit's driver protocol ({@link DriverMain}) by {@link ChaosRun}. This class's {@link #main} runs a
+ * {@link BatonClient}; {@link CuratorChaosClient} runs Apache Curator's client and recipes on the same protocol, the
+ * same workloads and the same znodes. Every event it records is printed at once as an event line stamped with this
+ * JVM's {@link System#nanoTime()} (the machine's monotonic clock, shared with the parent), so the parent places it
+ * at the time it happened, however late the line arrives.
  *
  * <p>Commands: {@code start <connect> <sessionMs> <recipes> <clients> <seed> <name>} connects and starts the
  * workloads; {@code session} answers {@code <id> <password-hex>} of the current session, or {@code none};
  * {@code finish} ends the producing, the barrier rounds and makes the counters' last reads; {@code queue-left}
  * lists what the queue still holds; {@code stop} stops every workload and closes the client.
+ *
+ * @param <C> the library's client type
  */
-public final class ChaosClient {
+public final class ChaosClient<C> {
 
-    private BatonClient client;
-    private final List<ChaosWorkloads.Workload> workloads = new ArrayList<>();
+    /**
+     * What a chaos client process needs of a client library.
+     *
+     * @param <C> the library's client type
+     */
+    interface Library<C> {
+        /**
+         * Connects to {@code connectString} (never following the ensemble elsewhere: the string is the client's
+         * private link through its proxies), recording each connection change with its session, and makes
+         * {@link ChaosWorkloads#ROOT}.
+         */
+        C connect(String connectString, Duration session, History.Recorder recorder) throws Exception;
 
-    private ChaosClient() {
+        /** Returns the workload of {@code recipe}, not started. */
+        ChaosWorkloads.Workload<C> workload(ChaosRecipe recipe, ChaosWorkloads.Context<C> ctx);
+
+        /** Returns the current ZooKeeper handle, or null when there is none. */
+        @Nullable ZooKeeper zooKeeper(C client) throws Exception;
+
+        /** Closes the client. */
+        void close(C client);
+    }
+
+    private final Library<C> library;
+    private @Nullable C client;
+    private final List<ChaosWorkloads.Workload<C>> workloads = new ArrayList<>();
+
+    private ChaosClient(Library<C> library) {
+        this.library = library;
     }
 
     /**
-     * The process's entry point; the parent starts it through the kit's driver process.
+     * The process's entry point for a Baton client; the parent starts it through the kit's driver process.
      *
      * @param args unused
      */
     public static void main(String[] args) {
+        run(new BatonLibrary());
+    }
+
+    /** Serves the driver protocol with a client of {@code library} until the parent says stop or goes away. */
+    static <C> void run(Library<C> library) {
         DriverMain driver = DriverMain.create();
-        ChaosClient chaos = new ChaosClient();
+        ChaosClient<C> chaos = new ChaosClient<>(library);
         History history = History.streaming(e -> driver.event(e.toLine()));
         driver.on("start", a -> {
             chaos.start(history, a);
@@ -47,14 +82,14 @@ public final class ChaosClient {
         });
         driver.on("session", a -> chaos.session());
         driver.on("finish", a -> {
-            for (ChaosWorkloads.Workload w : chaos.workloads) {
+            for (ChaosWorkloads.Workload<C> w : chaos.workloads) {
                 w.finish();
             }
             return "";
         });
         driver.on("queue-left", a -> {
-            for (ChaosWorkloads.Workload w : chaos.workloads) {
-                if (w instanceof ChaosQueueWorkloads.QueueWorkload q) {
+            for (ChaosWorkloads.Workload<C> w : chaos.workloads) {
+                if (w instanceof ChaosWorkloads.Queue q) {
                     return q.leftOver();
                 }
             }
@@ -76,58 +111,39 @@ public final class ChaosClient {
         long seed = Long.parseLong(a.get(4));
         String name = a.get(5);
         History.Recorder recorder = history.recorder(name);
-        client = Baton.builder().connectString(connect).sessionTimeout(session).connectionTimeout(session)
-                .retryPolicy(new ExponentialBackoffRetry(50, 4, 500))
-                // The connect string is this client's private link (proxies): never leave it for the servers'
-                // own ports, or partitions would not reach the client.
-                .ensembleTracker(false)
-                .build();
-        client.getConnectionStateListenable().addListener((c, state) -> {
-            if (state.isConnected()) {
-                // The session goes with it, so that a new session without a LOST told shows in the history.
-                long sessionId = 0;
-                try {
-                    ZooKeeper zk = c.getZooKeeper();
-                    sessionId = zk == null ? 0 : zk.getSessionId();
-                } catch (IllegalStateException closing) {
-                    // closed meanwhile: the state without its session
-                }
-                recorder.connected(state.name() + (sessionId == 0 ? "" : " session 0x"
-                        + Long.toHexString(sessionId)));
-            } else {
-                recorder.disconnected(state.name());
-            }
-        });
-        client.start();
-        if (!client.blockUntilConnected(60, TimeUnit.SECONDS)) {
-            throw new IllegalStateException("not connected to " + connect);
-        }
-        client.create().creatingParentsIfNeeded().orSetData().forPath(ChaosWorkloads.ROOT);
+        C c = library.connect(connect, session, recorder);
+        client = c;
         Random random = new Random(seed);
         for (ChaosRecipe recipe : recipes) {
-            ChaosWorkloads.Context ctx = new ChaosWorkloads.Context(client, recorder, new Random(random.nextLong()),
+            ChaosWorkloads.Context<C> ctx = new ChaosWorkloads.Context<>(c, recorder, new Random(random.nextLong()),
                     clients, session);
-            ChaosWorkloads.Workload w = ChaosWorkloads.create(recipe, ctx);
+            ChaosWorkloads.Workload<C> w = library.workload(recipe, ctx);
             workloads.add(w);
             w.start();
         }
     }
 
-    private String session() {
-        ZooKeeper zk = client == null ? null : client.getZooKeeper();
+    private String session() throws Exception {
+        ZooKeeper zk = zooKeeper();
         if (zk == null || zk.getSessionId() == 0) {
             return "none";
         }
         return Long.toString(zk.getSessionId()) + " " + HexFormat.of().formatHex(zk.getSessionPasswd());
     }
 
+    private @Nullable ZooKeeper zooKeeper() throws Exception {
+        C c = client;
+        return c == null ? null : library.zooKeeper(c);
+    }
+
     private void stop() throws InterruptedException {
-        for (ChaosWorkloads.Workload w : workloads) {
+        for (ChaosWorkloads.Workload<C> w : workloads) {
             w.stop();
         }
         workloads.clear();
-        if (client != null) {
-            client.close();
+        C c = client;
+        if (c != null) {
+            library.close(c);
             client = null;
         }
     }
@@ -137,6 +153,57 @@ public final class ChaosClient {
             stop();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Baton's client and recipes. */
+    private static final class BatonLibrary implements Library<BatonClient> {
+        @Override
+        public BatonClient connect(String connectString, Duration session, History.Recorder recorder)
+                throws Exception {
+            BatonClient client = Baton.builder().connectString(connectString).sessionTimeout(session)
+                    .connectionTimeout(session).retryPolicy(new ExponentialBackoffRetry(50, 4, 500))
+                    .ensembleTracker(false)
+                    .build();
+            client.getConnectionStateListenable().addListener((c, state) -> {
+                if (state.isConnected()) {
+                    // The session goes with it, so that a new session without a LOST told shows in the history.
+                    long sessionId = 0;
+                    try {
+                        ZooKeeper zk = c.getZooKeeper();
+                        sessionId = zk == null ? 0 : zk.getSessionId();
+                    } catch (IllegalStateException closing) {
+                        // closed meanwhile: the state without its session
+                    }
+                    recorder.connected(state.name() + (sessionId == 0 ? "" : " session 0x"
+                            + Long.toHexString(sessionId)));
+                } else {
+                    recorder.disconnected(state.name());
+                }
+            });
+            client.start();
+            if (!client.blockUntilConnected(60, TimeUnit.SECONDS)) {
+                client.close();
+                throw new IllegalStateException("not connected to " + connectString);
+            }
+            client.create().creatingParentsIfNeeded().orSetData().forPath(ChaosWorkloads.ROOT);
+            return client;
+        }
+
+        @Override
+        public ChaosWorkloads.Workload<BatonClient> workload(ChaosRecipe recipe,
+                ChaosWorkloads.Context<BatonClient> ctx) {
+            return ChaosWorkloads.create(recipe, ctx);
+        }
+
+        @Override
+        public @Nullable ZooKeeper zooKeeper(BatonClient client) {
+            return client.getZooKeeper();
+        }
+
+        @Override
+        public void close(BatonClient client) {
+            client.close();
         }
     }
 }

@@ -30,7 +30,9 @@ import picocli.CommandLine.Spec;
  * {@code rolling-upgrade} fault moves them to another one by one, and back. Prints each fault as it is
  * injected and healed, then each recipe's verdict with what was checked, the faults by kind, and every violation
  * with its history excerpt. Exit codes: 0 when every checker passed, 1 when one found a violation or the run
- * failed, 2 for a bad option. The seed replays the fault schedule.
+ * failed, 2 for a bad option. The seed replays the fault schedule. With {@code --mix curator:N%} that share of the
+ * clients run Apache Curator's recipes on the same znodes; a violation among Curator clients only is reported as
+ * Curator's and does not fail the run (exit 0), one that involves a Baton client does.
  */
 @Command(name = "chaos",
         sortOptions = false,
@@ -39,6 +41,7 @@ import picocli.CommandLine.Spec;
                 "histories."})
 final class ChaosCommand implements Callable<Integer> {
 
+    private static final Pattern MIX = Pattern.compile("curator(?::(\\d{1,3})%?)?");
     private static final Pattern SIMPLE_DURATION = Pattern.compile("(\\d+)\\s*(ms|s|m|h)");
 
     @ParentCommand
@@ -84,6 +87,12 @@ final class ChaosCommand implements Callable<Integer> {
                     "leader last; drawn again, it rolls back to the first line."})
     private String upgradeTo;
 
+    @Option(names = "--mix", paramLabel = "curator[:N%]",
+            description = {"Run Apache Curator's recipes in a share of the clients (default 50%), on the same",
+                    "znodes as Baton's: the checkers judge both libraries' clients as one system and blame",
+                    "each violation on the libraries of the clients in it."})
+    private String mixWith;
+
     @Option(names = "--embedded",
             description = {"Run one ZooKeeper server in this process instead of three separate-process servers.",
                     "Kill, kill-leader and quorum then stop and restart it; isolate, partition-peers and",
@@ -121,6 +130,7 @@ final class ChaosCommand implements Callable<Integer> {
                     + String.join(",", settings.mix().stream().map(ChaosCommand::id).toList())
                     + settings.serverVersion().map(v -> " --server-version " + v).orElse("")
                     + settings.upgradeTo().map(v -> " --upgrade-to " + v).orElse("")
+                    + (settings.curatorPercent() > 0 ? " --mix curator:" + settings.curatorPercent() + "%" : "")
                     + (embedded ? " --embedded" : ""));
             return report.passed() ? CommandLine.ExitCode.OK : CommandLine.ExitCode.SOFTWARE;
         } catch (InterruptedException e) {
@@ -187,7 +197,25 @@ final class ChaosCommand implements Callable<Integer> {
         }
         long s = seed != null ? seed : ThreadLocalRandom.current().nextLong();
         return new ChaosRun.Settings(chosen, length, clients, s, session, new ArrayList<>(mix), embedded,
-                Optional.ofNullable(serverVersion), Optional.ofNullable(upgradeTo));
+                Optional.ofNullable(serverVersion), Optional.ofNullable(upgradeTo),
+                mixWith == null ? 0 : curatorPercent(mixWith));
+    }
+
+    /** Parses {@code curator} (half the clients) or {@code curator:N%}, N from 1 to 99. */
+    static int curatorPercent(String text) {
+        Matcher m = MIX.matcher(text.strip().toLowerCase(Locale.ROOT));
+        if (!m.matches()) {
+            throw new IllegalArgumentException("--mix must look like curator or curator:30%, was '" + text + "'");
+        }
+        if (m.group(1) == null) {
+            return 50;
+        }
+        int percent = Integer.parseInt(m.group(1));
+        if (percent < 1 || percent > 99) {
+            throw new IllegalArgumentException("--mix curator:N% takes N from 1 to 99 (some clients of each"
+                    + " library), was '" + text + "'");
+        }
+        return percent;
     }
 
     /** The release a line names, as the servers would run it; the option named in the message if unknown. */

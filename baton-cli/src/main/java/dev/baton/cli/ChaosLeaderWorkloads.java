@@ -21,12 +21,12 @@ final class ChaosLeaderWorkloads {
     private ChaosLeaderWorkloads() {
     }
 
-    static final class LatchWorkload extends Workload {
+    static final class LatchWorkload extends Workload<BatonClient> {
         private LeaderLatch latch; // guarded by monitor, as the two below
         private boolean leading;
         private long token;
 
-        LatchWorkload(Context ctx, String name) {
+        LatchWorkload(Context<BatonClient> ctx, String name) {
             super(ctx, name);
         }
 
@@ -76,12 +76,12 @@ final class ChaosLeaderWorkloads {
     }
 
     /** {@code selector}: a {@link LeaderSelector} that requeues; a leader leads a while, then returns. */
-    static final class SelectorWorkload extends Workload {
+    static final class SelectorWorkload extends Workload<BatonClient> {
         private final LeaderSelector selector;
         private boolean leading; // guarded by monitor, as token
         private long token;
 
-        SelectorWorkload(Context ctx, String name) {
+        SelectorWorkload(Context<BatonClient> ctx, String name) {
             super(ctx, name);
             this.selector = new LeaderSelector(ctx.client(), path(name), new LeaderSelectorListener() {
                 @Override

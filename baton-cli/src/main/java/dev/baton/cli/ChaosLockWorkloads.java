@@ -2,6 +2,7 @@ package dev.baton.cli;
 
 import static dev.baton.cli.ChaosWorkloads.releaseQuietly;
 
+import dev.baton.BatonClient;
 import dev.baton.cli.ChaosWorkloads.Acquisition;
 import dev.baton.cli.ChaosWorkloads.Context;
 import dev.baton.cli.ChaosWorkloads.Workload;
@@ -11,9 +12,10 @@ import dev.baton.recipes.locks.InterProcessReadWriteLock;
 import dev.baton.recipes.locks.InterProcessSemaphoreV2;
 import dev.baton.recipes.locks.Lease;
 import dev.baton.testing.History;
+import java.util.Collection;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
-import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.data.Stat;
 
 /**
  * The lock workloads of a chaos client: mutex, read-write lock and semaphore, each holding what the recipe grants
@@ -23,12 +25,13 @@ final class ChaosLockWorkloads {
     private ChaosLockWorkloads() {
     }
 
-    abstract static class HoldingWorkload extends Workload {
+    /** A workload that holds something (a lock, a lease) and records its belief; for both libraries. */
+    abstract static class HoldingWorkload<C> extends Workload<C> {
         /** The key held (a lock name in the history), guarded by monitor; null when nothing is believed. */
         private String heldKey;
         private long heldToken;
 
-        HoldingWorkload(Context ctx, String name) {
+        HoldingWorkload(Context<C> ctx, String name) {
             super(ctx, name);
         }
 
@@ -66,9 +69,14 @@ final class ChaosLockWorkloads {
             if (state == HoldState.HELD) {
                 return; // confirmed again: the worker already stopped believing at SUSPENDED and will release
             }
+            lost(state.name());
+        }
+
+        /** The hold is in doubt or gone, for {@code why}: the belief ends, recorded as a loss. */
+        void lost(String why) {
             synchronized (monitor) {
                 if (heldKey != null) {
-                    ctx.recorder().lost(heldKey, heldToken, state.name());
+                    ctx.recorder().lost(heldKey, heldToken, why);
                     heldKey = null;
                 }
             }
@@ -83,12 +91,34 @@ final class ChaosLockWorkloads {
         <T> T take(Acquisition<T> acquisition) {
             try {
                 return acquisition.within(3, TimeUnit.SECONDS);
-            } catch (KeeperException e) {
-                pause(50, 200);
-                return null;
             } catch (InterruptedException e) {
                 running = false;
                 return null;
+            } catch (Exception e) {
+                pause(50, 200);
+                return null;
+            }
+        }
+
+        /**
+         * The deaf variant's hold: believed through whatever happens to the session, even a second past the
+         * moment it sees another client at the head of the lock (30 s at most). A fault that ends its session
+         * while it holds so always leaves it believing beside the next holder, and the checkers must say so.
+         *
+         * @param anotherHolds whether another client's node heads the lock now (it asks the server: a client
+         *     that answers is connected)
+         */
+        void holdDeafly(Acquisition<Boolean> anotherHolds) {
+            long started = System.nanoTime();
+            long sawAnother = 0;
+            while (running && System.nanoTime() - started < TimeUnit.SECONDS.toNanos(30)) {
+                if (sawAnother == 0 && Boolean.TRUE.equals(take(anotherHolds))) {
+                    sawAnother = System.nanoTime();
+                }
+                if (sawAnother != 0 && System.nanoTime() - sawAnother > TimeUnit.SECONDS.toNanos(1)) {
+                    return;
+                }
+                pause(50, 150);
             }
         }
 
@@ -102,11 +132,11 @@ final class ChaosLockWorkloads {
     }
 
     /** {@code mutex}: an {@link InterProcessMutex}, acquire, hold a little, release. */
-    static final class MutexWorkload extends HoldingWorkload {
+    static final class MutexWorkload extends HoldingWorkload<BatonClient> {
         private final InterProcessMutex mutex;
         private final boolean deaf;
 
-        MutexWorkload(Context ctx, String name, boolean deaf) {
+        MutexWorkload(Context<BatonClient> ctx, String name, boolean deaf) {
             super(ctx, name);
             this.mutex = new InterProcessMutex(ctx.client(), path(name));
             this.deaf = deaf;
@@ -126,11 +156,13 @@ final class ChaosLockWorkloads {
                     if (believe(name, mutex.fencingToken().orElse(History.NO_TOKEN),
                             deaf ? () -> 1 : () -> mutex.safeFor().toMillis())) {
                         if (deaf) {
-                            // Long holds, through whatever happens to the session meanwhile: a partition or an
-                            // expiry while it holds leaves it believing after it reconnects, beside the next holder.
-                            for (int i = 0; i < 10 && running; i++) {
-                                pause(100, 400);
-                            }
+                            long token = mutex.fencingToken().orElse(History.NO_TOKEN);
+                            holdDeafly((time, unit) -> {
+                                Collection<String> nodes = mutex.getParticipantNodes();
+                                Stat head = nodes.isEmpty() ? null
+                                        : ctx.client().checkExists().forPath(nodes.iterator().next());
+                                return head != null && head.getCzxid() != token;
+                            });
                         } else {
                             work();
                         }
@@ -145,12 +177,12 @@ final class ChaosLockWorkloads {
     }
 
     /** {@code rwlock}: an {@link InterProcessReadWriteLock}, a writer a third of the time, else a reader. */
-    static final class ReadWriteWorkload extends HoldingWorkload {
+    static final class ReadWriteWorkload extends HoldingWorkload<BatonClient> {
         static final String WRITE = "rwlock-write";
         static final String READ = "rwlock-read";
         private final InterProcessReadWriteLock lock;
 
-        ReadWriteWorkload(Context ctx, String name) {
+        ReadWriteWorkload(Context<BatonClient> ctx, String name) {
             super(ctx, name);
             this.lock = new InterProcessReadWriteLock(ctx.client(), path(name));
         }
@@ -180,11 +212,11 @@ final class ChaosLockWorkloads {
     }
 
     /** {@code semaphore}: an {@link InterProcessSemaphoreV2} of {@value #MAX_LEASES} leases, one lease at a time. */
-    static final class SemaphoreWorkload extends HoldingWorkload {
+    static final class SemaphoreWorkload extends HoldingWorkload<BatonClient> {
         static final int MAX_LEASES = 2;
         private final InterProcessSemaphoreV2 semaphore;
 
-        SemaphoreWorkload(Context ctx, String name) {
+        SemaphoreWorkload(Context<BatonClient> ctx, String name) {
             super(ctx, name);
             this.semaphore = new InterProcessSemaphoreV2(ctx.client(), path(name), MAX_LEASES);
         }

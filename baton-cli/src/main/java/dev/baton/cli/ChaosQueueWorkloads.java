@@ -25,13 +25,13 @@ final class ChaosQueueWorkloads {
      * consumes. A put is recorded before it is sent and retried until it succeeds, so every recorded item is in
      * the queue at least once.
      */
-    static final class QueueWorkload extends Workload {
+    static final class QueueWorkload extends Workload<BatonClient> implements ChaosWorkloads.Queue {
         private final DistributedQueue<String> queue;
         private volatile boolean producing = true;
         private String current; // guarded by monitor: the item being consumed and believed
         private int next;
 
-        QueueWorkload(Context ctx, String name) {
+        QueueWorkload(Context<BatonClient> ctx, String name) {
             super(ctx, name);
             QueueConsumer<String> consumer = new QueueConsumer<>() {
                 @Override
@@ -113,8 +113,8 @@ final class ChaosQueueWorkloads {
             producing = false;
         }
 
-        /** What is left in the queue: items and lock nodes, for a run whose queue did not drain. */
-        String leftOver() throws KeeperException, InterruptedException {
+        @Override
+        public String leftOver() throws KeeperException, InterruptedException {
             List<String> items = ctx.client().getChildren().forPath(path(name));
             List<String> locks = ctx.client().getChildren().forPath(path(name + "-lock"));
             return "items " + items + " locks " + locks;

@@ -15,21 +15,25 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.HashSet;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Random;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
 
 /**
  * A Jepsen-style run of Baton's real recipes: a 3-server ensemble of separate JVMs (or one server embedded in this
@@ -72,13 +76,19 @@ final class ChaosRun {
      * @param serverVersion the release line the servers start on ({@code 3.8}); empty for this build's ZooKeeper
      * @param upgradeTo the line {@link FaultKind#ROLLING_UPGRADE} moves them to; present exactly when {@code mix}
      *     holds that kind
+     * @param curatorPercent the share of the clients that run Apache Curator's recipes instead of Baton's, 0 to 100
+     *     ({@link ClientLibrary#of})
      */
     record Settings(List<ChaosRecipe> recipes, Duration duration, int clients, long seed, Duration sessionTimeout,
-            List<FaultKind> mix, boolean embedded, Optional<String> serverVersion, Optional<String> upgradeTo) {
+            List<FaultKind> mix, boolean embedded, Optional<String> serverVersion, Optional<String> upgradeTo,
+            int curatorPercent) {
 
         Settings {
             recipes = List.copyOf(recipes);
             mix = List.copyOf(mix);
+            if (curatorPercent < 0 || curatorPercent > 100) {
+                throw new IllegalArgumentException("the Curator share must be 0 to 100 %, was " + curatorPercent);
+            }
             if (embedded && (serverVersion.isPresent() || upgradeTo.isPresent())) {
                 throw new IllegalArgumentException("server versions need separate-process servers, not embedded");
             }
@@ -91,7 +101,14 @@ final class ChaosRun {
         /** Servers of this build's ZooKeeper, no upgrade. */
         Settings(List<ChaosRecipe> recipes, Duration duration, int clients, long seed, Duration sessionTimeout,
                 List<FaultKind> mix, boolean embedded) {
-            this(recipes, duration, clients, seed, sessionTimeout, mix, embedded, Optional.empty(), Optional.empty());
+            this(recipes, duration, clients, seed, sessionTimeout, mix, embedded, Optional.empty(), Optional.empty(),
+                    0);
+        }
+
+        /** Returns these settings with {@code percent} of the clients on Curator. */
+        Settings withCurator(int percent) {
+            return new Settings(recipes, duration, clients, seed, sessionTimeout, mix, embedded, serverVersion,
+                    upgradeTo, percent);
         }
 
         /** Whether a lost session fails the run: when no kind in the mix ends sessions by design. */
@@ -108,9 +125,14 @@ final class ChaosRun {
      * @param counts what was checked: operations, acquisitions, rounds, items, by recipe
      * @param events how many events the history holds
      * @param historyFile where the history was written, if it was
+     * @param sessions whether sessions survived, and whether that counts
+     * @param serverVersions each server's version at the end, by server id
+     * @param clients every client's library, by client name
+     * @param successes per recipe, the successful operations ({@link ChaosChecks#success}) of each library
      */
     record Report(Map<ChaosRecipe, Verdict> verdicts, Map<FaultKind, Integer> faults, Map<ChaosRecipe, String> counts,
-            int events, Optional<Path> historyFile, Sessions sessions, Map<Integer, String> serverVersions) {
+            int events, Optional<Path> historyFile, Sessions sessions, Map<Integer, String> serverVersions,
+            Map<String, ClientLibrary> clients, Map<ChaosRecipe, Map<ClientLibrary, Integer>> successes) {
 
         /** Returns every violation: of every recipe, and a lost session when sessions must survive. */
         List<Violation> violations() {
@@ -122,9 +144,37 @@ final class ChaosRun {
             return all;
         }
 
-        /** Returns true when every checker passed (the session check included when it counts). */
+        /**
+         * Returns true when no violation involves a Baton client (the session check included when it counts):
+         * violations among Curator clients only are Curator's, reported but not failing the run.
+         */
         boolean passed() {
-            return violations().isEmpty();
+            return violations().stream().allMatch(this::curatorOnly);
+        }
+
+        /**
+         * Returns the clients a violation involves: those of the events its checker marked and those its message
+         * names or, when there are none (a recipe without a holder after a heal), every client in its window.
+         */
+        Set<String> involved(Violation violation) {
+            Set<String> named = new TreeSet<>();
+            violation.marked().stream().map(Event::client).filter(clients::containsKey).forEach(named::add);
+            for (String client : clients.keySet()) {
+                if (Pattern.compile("(?<![\\w-])" + Pattern.quote(client) + "(?![\\w-])")
+                        .matcher(violation.message()).find()) {
+                    named.add(client);
+                }
+            }
+            if (named.isEmpty()) {
+                violation.window().stream().map(Event::client).filter(clients::containsKey).forEach(named::add);
+            }
+            return named;
+        }
+
+        /** Returns true when every client {@code violation} involves runs Curator (none: false). */
+        boolean curatorOnly(Violation violation) {
+            Set<String> involved = involved(violation);
+            return !involved.isEmpty() && involved.stream().allMatch(c -> clients.get(c) == ClientLibrary.CURATOR);
         }
     }
 
@@ -154,6 +204,9 @@ final class ChaosRun {
      */
     static final String CLIENT_JVM_ARGS = "baton.chaos.clientJvmArgs";
 
+    /** How many violations of each kind (involving Baton, Curator's only) the verdict shows in full. */
+    private static final int SHOWN = 10;
+
     private final Settings settings;
     private final PrintStream out;
     private final History history = new History();
@@ -170,7 +223,9 @@ final class ChaosRun {
     }
 
     Report run(Path historyFile) throws InterruptedException {
-        say("chaos: " + ids(settings.recipes()) + ", " + settings.clients() + " client processes, "
+        int onCurator = ClientLibrary.onCurator(settings.clients(), settings.curatorPercent());
+        say("chaos: " + ids(settings.recipes()) + ", " + settings.clients() + " client processes"
+                + (onCurator > 0 ? " (" + onCurator + " on Apache Curator)" : "") + ", "
                 + (settings.embedded() ? "1 embedded server" : "3 servers")
                 + settings.serverVersion().map(v -> " of ZooKeeper " + v).orElse("")
                 + settings.upgradeTo().map(v -> " (rolling upgrades to " + v + ")").orElse("") + ", session "
@@ -194,15 +249,18 @@ final class ChaosRun {
             try {
                 say(servers.describe());
                 Random seeds = new Random(settings.seed());
+                String curatorJars = settings.curatorPercent() > 0 ? CuratorJars.forClients() : "";
                 // All at once: a JVM's start is mostly waiting, and a run of many clients would wait long.
                 List<CompletableFuture<Client>> starting = new ArrayList<>();
                 for (int i = 1; i <= settings.clients(); i++) {
-                    String name = "c" + i;
+                    ClientLibrary library = ClientLibrary.of(i, settings.clients(), settings.curatorPercent());
+                    String name = "c" + i + "-" + library.id();
                     ClientLink link = servers.newClientLink();
                     long seed = seeds.nextLong();
                     starting.add(CompletableFuture.supplyAsync(() -> {
                         try {
-                            return startClient(name, link, seed);
+                            return startClient(name, library, library == ClientLibrary.CURATOR ? curatorJars : "",
+                                    link, seed);
                         } catch (InterruptedException e) {
                             Thread.currentThread().interrupt();
                             throw new CompletionException(e);
@@ -291,18 +349,27 @@ final class ChaosRun {
                 say("cannot write the history to " + historyFile + ": " + e.getMessage());
             }
         }
+        Map<String, ClientLibrary> libraries = new LinkedHashMap<>();
+        clients.forEach(c -> libraries.put(c.name, c.library));
         Map<ChaosRecipe, Verdict> verdicts = new LinkedHashMap<>();
         Map<ChaosRecipe, String> counts = new LinkedHashMap<>();
+        Map<ChaosRecipe, Map<ClientLibrary, Integer>> successes = new LinkedHashMap<>();
         for (ChaosRecipe recipe : settings.recipes()) {
             List<Event> mine = ChaosChecks.eventsOf(recipe, events);
             List<HistoryChecker> checkers = ChaosChecks.checkersFor(recipe, livenessBound(), settings.clients());
-            List<Violation> violations = Checkers.check(mine, checkers.toArray(HistoryChecker[]::new));
+            // Every violation, not the first ten per checker: each is blamed on its clients' libraries.
+            List<Violation> violations = checkers.stream().flatMap(c -> c.check(mine).stream()).toList();
             verdicts.put(recipe, new Verdict(checkers.stream().map(HistoryChecker::name).toList(), violations));
             counts.put(recipe, ChaosChecks.count(recipe, mine));
+            Map<ClientLibrary, Integer> byLibrary = new EnumMap<>(ClientLibrary.class);
+            mine.stream().filter(ChaosChecks::success).map(e -> libraries.get(e.client()))
+                    .filter(Objects::nonNull).forEach(l -> byLibrary.merge(l, 1, Integer::sum));
+            successes.put(recipe, byLibrary);
         }
-        Sessions sessions = new Sessions(settings.clients(), Checkers.check(events, Checkers.noSessionLost()),
+        Sessions sessions = new Sessions(settings.clients(), Checkers.noSessionLost().check(events),
                 settings.sessionsMustSurvive());
-        return new Report(verdicts, faultCounts, counts, events.size(), written, sessions, serverVersions);
+        return new Report(verdicts, faultCounts, counts, events.size(), written, sessions, serverVersions, libraries,
+                successes);
     }
 
     /** Says how far the run is, every minute, until {@code ticker} is shut down with the run. */
@@ -314,7 +381,8 @@ final class ChaosRun {
     }
 
     /** A client process and its link; a fault target. */
-    private record Client(String name, ClientLink link, DriverProcess driver) implements RandomFaults.Target {
+    private record Client(String name, ClientLibrary library, ClientLink link, DriverProcess driver)
+            implements RandomFaults.Target {
         @Override
         public Optional<RandomFaults.Session> session() throws InterruptedException {
             String answer = driver.call("session");
@@ -331,10 +399,12 @@ final class ChaosRun {
         }
     }
 
-    private Client startClient(String name, ClientLink link, long seed) throws InterruptedException {
+    private Client startClient(String name, ClientLibrary library, String extraClasspath, ClientLink link, long seed)
+            throws InterruptedException {
         long[] offset = {0};
         String extra = System.getProperty(CLIENT_JVM_ARGS, "").strip();
-        DriverProcess driver = DriverProcess.builder(ChaosClient.class).name(name).heap("192m")
+        DriverProcess driver = DriverProcess.builder(library.mainClass()).name(name).heap("192m")
+                .appendClasspath(extraClasspath)
                 .jvmArgs(extra.isEmpty() ? new String[0] : extra.split("\\s+"))
                 .eventListener(line -> History.parseLine(line).ifPresent(e -> history.recordAt(e.nanos() + offset[0],
                         e.client(), e.kind(), e.name(), e.token(), e.detail())))
@@ -351,7 +421,7 @@ final class ChaosRun {
             driver.close();
             throw e;
         }
-        return new Client(name, link, driver);
+        return new Client(name, library, link, driver);
     }
 
     /** Waits until every item put was consumed to the end, up to a minute (the checker reports what is missing). */
@@ -384,11 +454,12 @@ final class ChaosRun {
     static void print(Report report, PrintStream out) {
         out.println();
         out.println("== verdict ==");
-        report.verdicts().forEach((recipe, verdict) -> out.printf(Locale.ROOT, "%-20s %-4s %-70s %s%n",
-                recipe.id(), verdict.violations().isEmpty() ? "PASS" : "FAIL", String.join(", ",
-                        verdict.checkers()), report.counts().get(recipe)));
+        report.verdicts().forEach((recipe, verdict) -> out.printf(Locale.ROOT, "%-20s %-5s %-70s %s%n",
+                recipe.id(), verdict.violations().isEmpty() ? "PASS"
+                        : verdict.violations().stream().allMatch(report::curatorOnly) ? "PASS*" : "FAIL",
+                String.join(", ", verdict.checkers()), report.counts().get(recipe) + bySuccess(report, recipe)));
         Sessions sessions = report.sessions();
-        out.printf(Locale.ROOT, "%-20s %-4s %-70s %s%n", "sessions", !sessions.counted() ? "-"
+        out.printf(Locale.ROOT, "%-20s %-5s %-70s %s%n", "sessions", !sessions.counted() ? "-"
                 : sessions.losses().isEmpty() ? "PASS" : "FAIL", "no-session-lost" + (sessions.counted() ? ""
                         : " (not counted: faults end sessions)"),
                 sessions.losses().size() + " lost, " + sessions.clients() + " clients");
@@ -404,11 +475,44 @@ final class ChaosRun {
 
         out.println("events checked: " + report.events());
         report.historyFile().ifPresent(f -> out.println("history: " + f.toAbsolutePath()));
+        out.println("clients: " + String.join(", ", report.clients().keySet()));
         List<Violation> violations = report.violations();
+        List<Violation> curatorOnly = violations.stream().filter(report::curatorOnly).toList();
+        List<Violation> withBaton = violations.stream().filter(v -> !report.curatorOnly(v)).toList();
         if (violations.isEmpty()) {
             out.println("0 violations");
-        } else {
-            out.println(Checkers.describe(violations, report.events()));
+            return;
+        }
+        if (!withBaton.isEmpty()) {
+            out.println("== " + withBaton.size() + " violation(s) involving a Baton client ==");
+            printBlamed(withBaton, report, out);
+        }
+        if (!curatorOnly.isEmpty()) {
+            out.println("== " + curatorOnly.size() + " violation(s) among Curator clients only (PASS*: Curator's,"
+                    + " not failing the run) ==");
+            printBlamed(curatorOnly, report, out);
+        }
+    }
+
+    /** The successes of each library, for a mixed run; empty otherwise. */
+    private static String bySuccess(Report report, ChaosRecipe recipe) {
+        if (!report.clients().containsValue(ClientLibrary.CURATOR)) {
+            return "";
+        }
+        Map<ClientLibrary, Integer> n = report.successes().getOrDefault(recipe, Map.of());
+        return "; successes: baton " + n.getOrDefault(ClientLibrary.BATON, 0) + ", curator "
+                + n.getOrDefault(ClientLibrary.CURATOR, 0);
+    }
+
+    /** Prints the first {@value #SHOWN} violations with the clients each involves, and how many more there are. */
+    private static void printBlamed(List<Violation> violations, Report report, PrintStream out) {
+        List<Violation> shown = violations.subList(0, Math.min(SHOWN, violations.size()));
+        out.println(Checkers.describe(shown, report.events()));
+        for (Violation v : shown) {
+            out.println("  [" + v.checker() + "] involves " + String.join(", ", report.involved(v)));
+        }
+        if (violations.size() > SHOWN) {
+            out.println("  ... and " + (violations.size() - SHOWN) + " more");
         }
     }
 

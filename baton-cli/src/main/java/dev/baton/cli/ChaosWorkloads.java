@@ -7,7 +7,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
-import org.apache.zookeeper.KeeperException;
 
 /**
  * The recipe workloads of a chaos client process ({@link ChaosClient}): each runs one recipe the way a service
@@ -15,7 +14,7 @@ import org.apache.zookeeper.KeeperException;
  * action: a hold is recorded after the server granted it and only while the recipe still says it is safe
  * ({@code safeFor() > 0}), its end before the release is sent, and a loss as soon as the recipe tells of it. The
  * fencing token of each hold goes with it. Counters record every operation's invocation and outcome (a
- * {@link KeeperException} is an unknown outcome) for the linearizability checker, and sync before each one, as
+ * {@code KeeperException} is an unknown outcome) for the linearizability checker, and sync before each one, as
  * plain ZooKeeper reads are only sequentially consistent.
  *
  * <p>Znodes live under {@value #ROOT}. Names recorded in the history are the recipe names of {@link ChaosRecipe}.
@@ -28,20 +27,23 @@ final class ChaosWorkloads {
     private ChaosWorkloads() {
     }
 
-    /** What every workload gets: the client, its recorder, its randomness and the run's shape. */
-    record Context(BatonClient client, History.Recorder recorder, Random random, int clients, Duration session) {
+    /**
+     * What every workload gets: the client (a {@link BatonClient}, or Curator's in a Curator client process), its
+     * recorder, its randomness and the run's shape.
+     */
+    record Context<C>(C client, History.Recorder recorder, Random random, int clients, Duration session) {
     }
 
     /** One recipe's workload in one process. Thread-safety: start/stop/finish from the command thread. */
-    abstract static class Workload {
-        final Context ctx;
+    abstract static class Workload<C> {
+        final Context<C> ctx;
         final String name;
         private final List<Thread> threads = new ArrayList<>();
         volatile boolean running = true;
         /** Guards beliefs and their records, so that no record follows a recorded loss out of order. */
         final Object monitor = new Object();
 
-        Workload(Context ctx, String name) {
+        Workload(Context<C> ctx, String name) {
             this.ctx = ctx;
             this.name = name;
         }
@@ -110,8 +112,14 @@ final class ChaosWorkloads {
         }
     }
 
-    /** The hold of a lock-like recipe: the token believed, or none. */
-    static Workload create(ChaosRecipe recipe, Context ctx) {
+    /** A queue workload of either library: what its queue still holds, for a run whose queue did not drain. */
+    interface Queue {
+        /** Returns the items and lock nodes left. */
+        String leftOver() throws Exception;
+    }
+
+    /** Returns Baton's workload of {@code recipe}, not started. */
+    static Workload<BatonClient> create(ChaosRecipe recipe, Context<BatonClient> ctx) {
         String name = recipe.id();
         return switch (recipe) {
             case MUTEX -> new ChaosLockWorkloads.MutexWorkload(ctx, name, false);
@@ -143,7 +151,7 @@ final class ChaosWorkloads {
     /** A timed acquire of a lock or a lease. */
     @FunctionalInterface
     interface Acquisition<T> {
-        T within(long time, TimeUnit unit) throws KeeperException, InterruptedException;
+        T within(long time, TimeUnit unit) throws Exception;
     }
 
     /** A release that may throw. */
