@@ -28,7 +28,7 @@ final class ChaosChecks {
     static List<HistoryChecker> checkersFor(ChaosRecipe recipe, Duration livenessBound, int clients) {
         String id = recipe.id();
         return switch (recipe) {
-            case MUTEX -> List.of(Checkers.mutualExclusion(), Checkers.fencingTokensIncrease(id),
+            case MUTEX, SEMAPHORE_MUTEX -> List.of(Checkers.mutualExclusion(), Checkers.fencingTokensIncrease(id),
                     Checkers.liveness(livenessBound, id));
             case DEAF_MUTEX -> List.of(Checkers.mutualExclusion(), Checkers.fencingTokensIncrease(id));
             case RWLOCK -> List.of(Checkers.readWriteExclusion(ChaosLockWorkloads.ReadWriteWorkload.WRITE,
@@ -86,7 +86,7 @@ final class ChaosChecks {
             n.merge(e.kind(), 1, Integer::sum);
         }
         return switch (recipe) {
-            case MUTEX, DEAF_MUTEX, RWLOCK, SEMAPHORE -> n.getOrDefault(Kind.ACQUIRED, 0) + " acquisitions, "
+            case MUTEX, SEMAPHORE_MUTEX, DEAF_MUTEX, RWLOCK, SEMAPHORE -> n.getOrDefault(Kind.ACQUIRED, 0) + " acquisitions, "
                     + n.getOrDefault(Kind.LOST, 0) + " losses told";
             case LATCH, SELECTOR -> n.getOrDefault(Kind.BECAME_LEADER, 0) + " leaderships, "
                     + n.getOrDefault(Kind.LOST_LEADERSHIP, 0) + " ended";

@@ -73,8 +73,8 @@ final class ChaosCommand implements Callable<Integer> {
 
     @Option(names = "--faults", paramLabel = "KIND[,KIND]", defaultValue = "all",
             description = {"Fault kinds to draw from (default: ${DEFAULT-VALUE}): kill, kill-leader, partition,",
-                    "isolate, partition-peers, expire, pause-server, pause-client, quorum, rolling-upgrade",
-                    "(all has rolling-upgrade only with --upgrade-to)."})
+                    "isolate, partition-peers, expire, pause-server, pause-client, quorum, rolling-restart,",
+                    "rolling-upgrade (all has rolling-upgrade only with --upgrade-to)."})
     private String faults;
 
     @Option(names = "--server-version", paramLabel = "LINE",

@@ -7,6 +7,7 @@ import dev.baton.cli.ChaosWorkloads.Acquisition;
 import dev.baton.cli.ChaosWorkloads.Context;
 import dev.baton.cli.ChaosWorkloads.Workload;
 import dev.baton.recipes.locks.HoldState;
+import dev.baton.recipes.locks.InterProcessLock;
 import dev.baton.recipes.locks.InterProcessMutex;
 import dev.baton.recipes.locks.InterProcessReadWriteLock;
 import dev.baton.recipes.locks.InterProcessSemaphoreV2;
@@ -131,34 +132,41 @@ final class ChaosLockWorkloads {
         }
     }
 
-    /** {@code mutex}: an {@link InterProcessMutex}, acquire, hold a little, release. */
+    /**
+     * {@code mutex} and {@code semaphore-mutex}: an {@link InterProcessMutex} or an
+     * {@link dev.baton.recipes.locks.InterProcessSemaphoreMutex}; acquire, hold a little, release.
+     * {@code deaf-mutex}: a mutex holder that does not listen.
+     */
     static final class MutexWorkload extends HoldingWorkload<BatonClient> {
-        private final InterProcessMutex mutex;
+        private final InterProcessLock lock;
         private final boolean deaf;
 
-        MutexWorkload(Context<BatonClient> ctx, String name, boolean deaf) {
+        MutexWorkload(Context<BatonClient> ctx, String name, InterProcessLock lock, boolean deaf) {
             super(ctx, name);
-            this.mutex = new InterProcessMutex(ctx.client(), path(name));
+            if (deaf && !(lock instanceof InterProcessMutex)) {
+                throw new IllegalArgumentException("the deaf variant is a mutex's: " + lock);
+            }
+            this.lock = lock;
             this.deaf = deaf;
         }
 
         @Override
         void start() {
             if (!deaf) {
-                mutex.getHoldListenable().addListener((hold, state) -> told(state));
+                lock.getHoldListenable().addListener((hold, state) -> told(state));
             }
             spawn("worker", () -> {
-                if (!Boolean.TRUE.equals(take(mutex::acquire))) {
+                if (!Boolean.TRUE.equals(take(lock::acquire))) {
                     return;
                 }
                 try {
                     // The deaf variant believes whatever happened to its session: the checkers must catch it.
-                    if (believe(name, mutex.fencingToken().orElse(History.NO_TOKEN),
-                            deaf ? () -> 1 : () -> mutex.safeFor().toMillis())) {
+                    if (believe(name, lock.fencingToken().orElse(History.NO_TOKEN),
+                            deaf ? () -> 1 : () -> lock.safeFor().toMillis())) {
                         if (deaf) {
-                            long token = mutex.fencingToken().orElse(History.NO_TOKEN);
+                            long token = lock.fencingToken().orElse(History.NO_TOKEN);
                             holdDeafly((time, unit) -> {
-                                Collection<String> nodes = mutex.getParticipantNodes();
+                                Collection<String> nodes = ((InterProcessMutex) lock).getParticipantNodes();
                                 Stat head = nodes.isEmpty() ? null
                                         : ctx.client().checkExists().forPath(nodes.iterator().next());
                                 return head != null && head.getCzxid() != token;
@@ -169,7 +177,7 @@ final class ChaosLockWorkloads {
                     }
                 } finally {
                     letGo();
-                    releaseQuietly(mutex::release);
+                    releaseQuietly(lock::release);
                 }
                 pause(5, 60);
             });

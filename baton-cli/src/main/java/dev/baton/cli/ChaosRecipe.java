@@ -14,6 +14,7 @@ import java.util.Set;
  */
 enum ChaosRecipe {
     MUTEX("mutex", false),
+    SEMAPHORE_MUTEX("semaphore-mutex", false),
     RWLOCK("rwlock", false),
     SEMAPHORE("semaphore", false),
     LATCH("latch", false),

@@ -1,6 +1,8 @@
 package dev.baton.cli;
 
 import dev.baton.BatonClient;
+import dev.baton.recipes.locks.InterProcessMutex;
+import dev.baton.recipes.locks.InterProcessSemaphoreMutex;
 import dev.baton.testing.History;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -108,8 +110,13 @@ final class ChaosWorkloads {
         }
 
         String path(String leaf) {
-            return ROOT + "/" + leaf;
+            return pathOf(leaf);
         }
+    }
+
+    /** Returns the path of a recipe's node {@code leaf} under {@link #ROOT}. */
+    static String pathOf(String leaf) {
+        return ROOT + "/" + leaf;
     }
 
     /** A queue workload of either library: what its queue still holds, for a run whose queue did not drain. */
@@ -122,7 +129,10 @@ final class ChaosWorkloads {
     static Workload<BatonClient> create(ChaosRecipe recipe, Context<BatonClient> ctx) {
         String name = recipe.id();
         return switch (recipe) {
-            case MUTEX -> new ChaosLockWorkloads.MutexWorkload(ctx, name, false);
+            case MUTEX -> new ChaosLockWorkloads.MutexWorkload(ctx, name,
+                    new InterProcessMutex(ctx.client(), pathOf(name)), false);
+            case SEMAPHORE_MUTEX -> new ChaosLockWorkloads.MutexWorkload(ctx, name,
+                    new InterProcessSemaphoreMutex(ctx.client(), pathOf(name)), false);
             case RWLOCK -> new ChaosLockWorkloads.ReadWriteWorkload(ctx, name);
             case SEMAPHORE -> new ChaosLockWorkloads.SemaphoreWorkload(ctx, name);
             case LATCH -> new ChaosLeaderWorkloads.LatchWorkload(ctx, name);
@@ -133,7 +143,8 @@ final class ChaosWorkloads {
             case SHARED_COUNT -> new ChaosCounterWorkloads.SharedCountWorkload(ctx, name);
             case QUEUE -> new ChaosQueueWorkloads.QueueWorkload(ctx, name);
             case BROKEN_COUNTER -> new ChaosCounterWorkloads.BrokenCounterWorkload(ctx, name);
-            case DEAF_MUTEX -> new ChaosLockWorkloads.MutexWorkload(ctx, name, true);
+            case DEAF_MUTEX -> new ChaosLockWorkloads.MutexWorkload(ctx, name,
+                    new InterProcessMutex(ctx.client(), pathOf(name)), true);
         };
     }
 

@@ -12,6 +12,8 @@ import java.util.Optional;
 import java.util.Random;
 import java.util.Set;
 import java.util.function.Consumer;
+import java.util.function.IntFunction;
+import java.util.function.IntPredicate;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -69,18 +71,26 @@ public final class RandomFaults {
          * is whole, let the clients settle for a session timeout, then the next; the leader last. The first such fault upgrades, the next rolls back to the
          * ensemble's first line, and so on.
          */
-        ROLLING_UPGRADE;
+        ROLLING_UPGRADE,
+        /**
+         * Restart every server in turn on its own release, as an operator applying a configuration change would:
+         * the same pace and order as {@link #ROLLING_UPGRADE} (each serving with a whole quorum, a session timeout
+         * to settle, the leader last). Sessions move to other servers and survive.
+         */
+        ROLLING_RESTART;
 
         /**
          * Whether the kind needs servers with peers, each in a process of its own ({@link #ISOLATE},
-         * {@link #PARTITION_PEERS}, {@link #PAUSE_SERVER}): such faults cannot reach one server embedded in this
+         * {@link #PARTITION_PEERS}, {@link #PAUSE_SERVER}, the rolling ones): such faults cannot reach one server
+         * embedded in this
          * JVM, where the others that stop a server ({@link #KILL}, {@link #KILL_LEADER}, {@link #QUORUM}) stop
          * and restart it.
          *
          * @return true if only a {@link ZooKeeperEnsemble} can take this kind of fault
          */
         public boolean needsEnsemble() {
-            return this == ISOLATE || this == PARTITION_PEERS || this == PAUSE_SERVER || this == ROLLING_UPGRADE;
+            return this == ISOLATE || this == PARTITION_PEERS || this == PAUSE_SERVER || this == ROLLING_UPGRADE
+                    || this == ROLLING_RESTART;
         }
 
         /**
@@ -184,6 +194,9 @@ public final class RandomFaults {
     private final Map<FaultKind, Integer> counts = Collections.synchronizedMap(new EnumMap<>(FaultKind.class));
     private volatile Consumer<String> announcer = line -> { };
     private int faults;
+    /** How long a rolling fault waits for every server to serve. */
+    private static final Duration ROLL_WAIT = Duration.ofSeconds(90);
+
     /** The ensemble's first release and the upgrade's target, for {@link FaultKind#ROLLING_UPGRADE}; or null. */
     private @Nullable String upgradeFrom;
     private @Nullable String upgradeTo;
@@ -465,6 +478,16 @@ public final class RandomFaults {
                 healed(id, "regained quorum, leader " + leader);
             }
             case ROLLING_UPGRADE -> rollingUpgrade(id, kind);
+            case ROLLING_RESTART -> {
+                int leader = ensemble().awaitAllServing(ROLL_WAIT);
+                List<Integer> order = leaderLast(leader, server -> true);
+                injected(id, kind, "rolling restart: servers " + order + " in turn, the leader (" + leader + ") last");
+                roll(id, order, server -> {
+                    ensemble().restart(server);
+                    return "server " + server + " restarted";
+                });
+                healed(id, "every server restarted");
+            }
             default -> throw new IllegalStateException("unexpected fault kind " + kind);
         }
     }
@@ -483,34 +506,51 @@ public final class RandomFaults {
         if (from == null || to == null) { // run() refuses ROLLING_UPGRADE without them
             throw new IllegalStateException("no upgradeTo(version) was set");
         }
-        Duration wait = Duration.ofSeconds(90);
-        int leader = ensemble().awaitAllServing(wait);
+        int leader = ensemble().awaitAllServing(ROLL_WAIT);
         boolean upgraded = ensemble().serverVersions().values().stream().allMatch(to::equals);
         String target = upgraded ? from : to;
-        List<Integer> order = new ArrayList<>();
-        for (int server : ensemble().serverIds()) {
-            if (server != leader && !ensemble().serverVersion(server).equals(target)) {
-                order.add(server);
-            }
-        }
-        if (!ensemble().serverVersion(leader).equals(target)) {
-            order.add(leader);
-        }
+        List<Integer> order = leaderLast(leader, server -> !ensemble().serverVersion(server).equals(target));
         injected(id, kind, (upgraded ? "rolling downgrade " : "rolling upgrade ")
                 + String.join("/", ensemble().serverVersions().values().stream().distinct().sorted().toList()) + " -> "
                 + target
                 + ": servers " + order + " in turn, the leader (" + leader + ") last");
-        for (int server : order) {
+        roll(id, order, server -> {
             String was = ensemble().serverVersion(server);
             ensemble().restart(server, target);
-            int now = ensemble().awaitAllServing(wait);
-            String step = "server " + server + " " + was + " -> " + ensemble().reportedVersion(server).orElse("?")
-                    + " (per srvr), quorum whole, leader " + now;
+            return "server " + server + " " + was + " -> " + ensemble().reportedVersion(server).orElse("?")
+                    + " (per srvr)";
+        });
+        healed(id, "every server on " + target);
+    }
+
+    /** The servers {@code chosen} picks, the followers first and {@code leader} last. */
+    private List<Integer> leaderLast(int leader, IntPredicate chosen) {
+        List<Integer> order = new ArrayList<>();
+        for (int server : ensemble().serverIds()) {
+            if (server != leader && chosen.test(server)) {
+                order.add(server);
+            }
+        }
+        if (chosen.test(leader)) {
+            order.add(leader);
+        }
+        return order;
+    }
+
+    /**
+     * Restarts {@code order}'s servers one at a time with {@code restart} (which says what it did), each serving
+     * with a whole quorum before the next, and one session timeout for the clients to settle after each.
+     */
+    private void roll(String id, List<Integer> order, IntFunction<String> restart)
+            throws InterruptedException {
+        for (int server : order) {
+            String did = restart.apply(server);
+            int now = ensemble().awaitAllServing(ROLL_WAIT);
+            String step = did + ", quorum whole, leader " + now;
             history.note("fault " + id + ": " + step);
             announcer.accept("fault " + id + " step: " + step);
             Thread.sleep(sessionTimeout.toMillis()); // the operator's pace, not a wait for a condition
         }
-        healed(id, "every server on " + target);
     }
 
     /** Undoes whatever an interrupted fault left: servers stopped or paused, links cut, clients paused. */
