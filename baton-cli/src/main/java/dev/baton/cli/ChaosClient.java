@@ -47,6 +47,9 @@ public final class ChaosClient<C> {
         /** Returns the workload of {@code recipe}, not started. */
         ChaosWorkloads.Workload<C> workload(ChaosRecipe recipe, ChaosWorkloads.Context<C> ctx);
 
+        /** Returns the client's plain node operations. */
+        ChaosWorkloads.Nodes nodes(C client);
+
         /** Returns the current ZooKeeper handle, or null when there is none. */
         @Nullable ZooKeeper zooKeeper(C client) throws Exception;
 
@@ -115,8 +118,8 @@ public final class ChaosClient<C> {
         client = c;
         Random random = new Random(seed);
         for (ChaosRecipe recipe : recipes) {
-            ChaosWorkloads.Context<C> ctx = new ChaosWorkloads.Context<>(c, recorder, new Random(random.nextLong()),
-                    clients, session);
+            ChaosWorkloads.Context<C> ctx = new ChaosWorkloads.Context<>(c, library.nodes(c), recorder,
+                    new Random(random.nextLong()), clients, session);
             ChaosWorkloads.Workload<C> w = library.workload(recipe, ctx);
             workloads.add(w);
             w.start();
@@ -194,6 +197,11 @@ public final class ChaosClient<C> {
         public ChaosWorkloads.Workload<BatonClient> workload(ChaosRecipe recipe,
                 ChaosWorkloads.Context<BatonClient> ctx) {
             return ChaosWorkloads.create(recipe, ctx);
+        }
+
+        @Override
+        public ChaosWorkloads.Nodes nodes(BatonClient client) {
+            return ChaosWorkloads.batonNodes(client);
         }
 
         @Override

@@ -9,33 +9,91 @@ import dev.baton.recipes.queue.DistributedQueue;
 import dev.baton.recipes.queue.QueueBuilder;
 import dev.baton.recipes.queue.QueueConsumer;
 import dev.baton.state.ConnectionState;
-import java.util.List;
-import org.apache.zookeeper.KeeperException;
 
 /**
- * The queue workload of a chaos client: producers and consumers of a distributed queue, with or without a lock
- * path. See {@link ChaosWorkloads}.
+ * The queue workload of a chaos client: producers and consumers of a distributed queue with a lock path, of either
+ * library. See {@link ChaosWorkloads}.
  */
 final class ChaosQueueWorkloads {
     private ChaosQueueWorkloads() {
     }
 
+    /** A distributed queue of strings, of either library. */
+    interface ItemQueue {
+        void start() throws Exception;
+
+        /** Puts {@code item}, returning once it is in the queue. */
+        void put(String item) throws Exception;
+
+        void close() throws Exception;
+    }
+
+    /** What the workload does with what its queue delivers. */
+    interface Items {
+        /** Consumes {@code item}; the queue's consumer thread calls it. */
+        void consume(String item) throws InterruptedException;
+
+        /** The session was lost: the item being consumed is no longer this consumer's. */
+        void lost();
+    }
+
+    /** Makes a queue at a path, with a lock path, delivering to {@code items}. */
+    @FunctionalInterface
+    interface ItemQueues {
+        ItemQueue create(String path, String lockPath, Items items);
+    }
+
+    /** Baton's {@link DistributedQueue}. */
+    static ItemQueues baton(BatonClient client) {
+        return (path, lockPath, items) -> {
+            DistributedQueue<String> queue = QueueBuilder.builder(client, new QueueConsumer<String>() {
+                @Override
+                public void consumeMessage(String item) throws InterruptedException {
+                    items.consume(item);
+                }
+
+                @Override
+                public void stateChanged(BatonClient c, ConnectionState newState) {
+                    if (newState == ConnectionState.LOST) {
+                        items.lost();
+                    }
+                }
+            }, Utf8Text.SERIALIZER, path).lockPath(lockPath).putInBackground(false).buildQueue();
+            return new ItemQueue() {
+                @Override
+                public void start() throws Exception {
+                    queue.start();
+                }
+
+                @Override
+                public void put(String item) throws Exception {
+                    queue.put(item);
+                }
+
+                @Override
+                public void close() {
+                    queue.close();
+                }
+            };
+        };
+    }
+
     /**
-     * {@code queue}: a {@link DistributedQueue} with a lock path; every client puts uniquely named items and
-     * consumes. A put is recorded before it is sent and retried until it succeeds, so every recorded item is in
-     * the queue at least once.
+     * {@code queue}: a distributed queue with a lock path; every client puts uniquely named items and consumes. A
+     * put is recorded before it is sent and retried until it succeeds, so every recorded item is in the queue at
+     * least once.
      */
-    static final class QueueWorkload extends Workload<BatonClient> implements ChaosWorkloads.Queue {
-        private final DistributedQueue<String> queue;
+    static final class QueueWorkload<C> extends Workload<C> implements ChaosWorkloads.Queue {
+        private final ItemQueue queue;
         private volatile boolean producing = true;
         private String current; // guarded by monitor: the item being consumed and believed
         private int next;
 
-        QueueWorkload(Context<BatonClient> ctx, String name) {
+        QueueWorkload(Context<C> ctx, String name, ItemQueues queues) {
             super(ctx, name);
-            QueueConsumer<String> consumer = new QueueConsumer<>() {
+            this.queue = queues.create(path(name), path(name + "-lock"), new Items() {
                 @Override
-                public void consumeMessage(String item) throws InterruptedException {
+                public void consume(String item) throws InterruptedException {
                     synchronized (monitor) {
                         current = item;
                         ctx.recorder().itemTaken(item);
@@ -50,19 +108,15 @@ final class ChaosQueueWorkloads {
                 }
 
                 @Override
-                public void stateChanged(BatonClient client, ConnectionState newState) {
-                    if (newState == ConnectionState.LOST) {
-                        synchronized (monitor) {
-                            if (current != null) {
-                                ctx.recorder().itemDropped(current, "LOST");
-                                current = null;
-                            }
+                public void lost() {
+                    synchronized (monitor) {
+                        if (current != null) {
+                            ctx.recorder().itemDropped(current, "LOST");
+                            current = null;
                         }
                     }
                 }
-            };
-            this.queue = QueueBuilder.builder(ctx.client(), consumer, Utf8Text.SERIALIZER, path(name))
-                    .lockPath(path(name + "-lock")).putInBackground(false).buildQueue();
+            });
         }
 
         @Override
@@ -73,20 +127,20 @@ final class ChaosQueueWorkloads {
                     pause(100, 200);
                     return;
                 }
-                String item = ctx.recorder().client() + "-" +  ++next;
+                String item = ctx.recorder().client() + "-" + ++next;
                 ctx.recorder().itemPut(item);
                 while (true) {
                     try {
                         queue.put(item);
                         break;
-                    } catch (KeeperException e) {
-                        pause(100, 300); // put again: at least once; the item is recorded as put
                     } catch (InterruptedException e) {
                         // Stopping: one last try below, so that the recorded item is really there.
                         Thread.interrupted();
                         putLastTime(item);
                         running = false;
                         return;
+                    } catch (Exception e) {
+                        pause(100, 300); // put again: at least once; the item is recorded as put
                     }
                 }
                 pause(30, 150);
@@ -98,11 +152,11 @@ final class ChaosQueueWorkloads {
                 try {
                     queue.put(item);
                     return;
-                } catch (KeeperException e) {
-                    pause(100, 300);
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                     return;
+                } catch (Exception e) {
+                    pause(100, 300);
                 }
             }
         }
@@ -114,10 +168,8 @@ final class ChaosQueueWorkloads {
         }
 
         @Override
-        public String leftOver() throws KeeperException, InterruptedException {
-            List<String> items = ctx.client().getChildren().forPath(path(name));
-            List<String> locks = ctx.client().getChildren().forPath(path(name + "-lock"));
-            return "items " + items + " locks " + locks;
+        public String leftOver() throws Exception {
+            return "items " + ctx.nodes().children(path(name)) + " locks " + ctx.nodes().children(path(name + "-lock"));
         }
 
         @Override

@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
+import org.apache.zookeeper.KeeperException;
 
 /**
  * The recipe workloads of a chaos client process ({@link ChaosClient}): each runs one recipe the way a service
@@ -31,9 +32,59 @@ final class ChaosWorkloads {
 
     /**
      * What every workload gets: the client (a {@link BatonClient}, or Curator's in a Curator client process), its
-     * recorder, its randomness and the run's shape.
+     * plain node operations, its recorder, its randomness and the run's shape.
      */
-    record Context<C>(C client, History.Recorder recorder, Random random, int clients, Duration session) {
+    record Context<C>(C client, Nodes nodes, History.Recorder recorder, Random random, int clients,
+            Duration session) {
+    }
+
+    /** The plain ZooKeeper operations the workloads need, on either library's client. */
+    interface Nodes {
+        /** Syncs the client's server with the leader on {@code path}, so that the next read is current. */
+        void sync(String path) throws Exception;
+
+        List<String> children(String path) throws Exception;
+
+        byte[] read(String path) throws Exception;
+
+        void write(String path, byte[] data) throws Exception;
+
+        /** Creates the node with {@code data} (and missing parents) unless it exists. */
+        void createIfAbsent(String path, byte[] data) throws Exception;
+    }
+
+    /** A {@link BatonClient}'s node operations. */
+    static Nodes batonNodes(BatonClient client) {
+        return new Nodes() {
+            @Override
+            public void sync(String path) throws KeeperException, InterruptedException {
+                client.sync().forPath(path);
+            }
+
+            @Override
+            public List<String> children(String path) throws KeeperException, InterruptedException {
+                return client.getChildren().forPath(path);
+            }
+
+            @Override
+            public byte[] read(String path) throws KeeperException, InterruptedException {
+                return client.getData().forPath(path);
+            }
+
+            @Override
+            public void write(String path, byte[] data) throws KeeperException, InterruptedException {
+                client.setData().forPath(path, data);
+            }
+
+            @Override
+            public void createIfAbsent(String path, byte[] data) throws KeeperException, InterruptedException {
+                try {
+                    client.create().creatingParentsIfNeeded().forPath(path, data);
+                } catch (KeeperException.NodeExistsException made) {
+                    // another client made it
+                }
+            }
+        };
     }
 
     /** One recipe's workload in one process. Thread-safety: start/stop/finish from the command thread. */
@@ -128,6 +179,7 @@ final class ChaosWorkloads {
     /** Returns Baton's workload of {@code recipe}, not started. */
     static Workload<BatonClient> create(ChaosRecipe recipe, Context<BatonClient> ctx) {
         String name = recipe.id();
+        BatonClient client = ctx.client();
         return switch (recipe) {
             case MUTEX -> new ChaosLockWorkloads.MutexWorkload(ctx, name,
                     new InterProcessMutex(ctx.client(), pathOf(name)), false);
@@ -135,14 +187,18 @@ final class ChaosWorkloads {
                     new InterProcessSemaphoreMutex(ctx.client(), pathOf(name)), false);
             case RWLOCK -> new ChaosLockWorkloads.ReadWriteWorkload(ctx, name);
             case SEMAPHORE -> new ChaosLockWorkloads.SemaphoreWorkload(ctx, name);
-            case LATCH -> new ChaosLeaderWorkloads.LatchWorkload(ctx, name);
-            case SELECTOR -> new ChaosLeaderWorkloads.SelectorWorkload(ctx, name);
-            case DOUBLE_BARRIER -> new ChaosBarrierWorkloads.DoubleBarrierWorkload(ctx, name);
-            case ATOMIC_LONG -> new ChaosCounterWorkloads.AtomicLongWorkload(ctx, name, false);
-            case ATOMIC_LONG_LOCKED -> new ChaosCounterWorkloads.AtomicLongWorkload(ctx, name, true);
-            case SHARED_COUNT -> new ChaosCounterWorkloads.SharedCountWorkload(ctx, name);
-            case QUEUE -> new ChaosQueueWorkloads.QueueWorkload(ctx, name);
-            case BROKEN_COUNTER -> new ChaosCounterWorkloads.BrokenCounterWorkload(ctx, name);
+            case LATCH -> new ChaosLeaderWorkloads.LatchWorkload<>(ctx, name,
+                    ChaosLeaderWorkloads.batonLatches(client));
+            case SELECTOR -> new ChaosLeaderWorkloads.SelectorWorkload<>(ctx, name,
+                    ChaosLeaderWorkloads.batonSelectors(client));
+            case DOUBLE_BARRIER -> new ChaosBarrierWorkloads.DoubleBarrierWorkload<>(ctx, name,
+                    ChaosBarrierWorkloads.baton(client));
+            case ATOMIC_LONG, ATOMIC_LONG_LOCKED -> new ChaosCounterWorkloads.AtomicLongWorkload<>(ctx, name,
+                    ChaosCounterWorkloads.batonAtomicLongs(client), recipe == ChaosRecipe.ATOMIC_LONG_LOCKED);
+            case SHARED_COUNT -> new ChaosCounterWorkloads.SharedCountWorkload<>(ctx, name,
+                    ChaosCounterWorkloads.batonSharedCount(client, pathOf(name)));
+            case QUEUE -> new ChaosQueueWorkloads.QueueWorkload<>(ctx, name, ChaosQueueWorkloads.baton(client));
+            case BROKEN_COUNTER -> new ChaosCounterWorkloads.BrokenCounterWorkload<>(ctx, name);
             case DEAF_MUTEX -> new ChaosLockWorkloads.MutexWorkload(ctx, name,
                     new InterProcessMutex(ctx.client(), pathOf(name)), true);
         };

@@ -75,6 +75,11 @@ public final class CuratorChaosClient {
         }
 
         @Override
+        public ChaosWorkloads.Nodes nodes(CuratorFramework client) {
+            return CuratorRecipes.nodes(client);
+        }
+
+        @Override
         public ZooKeeper zooKeeper(CuratorFramework client) throws Exception {
             return client.getZookeeperClient().getZooKeeper();
         }

@@ -22,7 +22,8 @@ import org.apache.curator.framework.recipes.locks.Lease;
 /**
  * The workloads of a Curator client process ({@link CuratorChaosClient}): each runs Curator's recipe of the same
  * name on the same znodes as the Baton clients' workloads, and records what a careful Curator user believes by the
- * same rules (see {@link ChaosWorkloads}). Curator's recipes have no {@code safeFor()} and no hold listener, so a
+ * same rules (see {@link ChaosWorkloads}). The leader, barrier, counter and queue workloads are the Baton clients'
+ * own, over Curator's recipes ({@link CuratorRecipes}); the lock workloads are here. Curator's recipes have no {@code safeFor()} and no hold listener, so a
  * holder believes while the client is connected and stops at the first {@code SUSPENDED} or {@code LOST}, as
  * Curator's documentation asks of its users. Curator gives no fencing tokens; the workloads read Baton's (the
  * czxid of the hold's node) from the server after each grant, so that fencing is checked across both libraries.
@@ -42,6 +43,7 @@ final class CuratorWorkloads {
     /** Returns Curator's workload of {@code recipe}, not started. */
     static Workload<CuratorFramework> create(ChaosRecipe recipe, Context<CuratorFramework> ctx) {
         String name = recipe.id();
+        CuratorFramework client = ctx.client();
         return switch (recipe) {
             case MUTEX -> mutex(ctx, name, false);
             case DEAF_MUTEX -> mutex(ctx, name, true);
@@ -53,19 +55,21 @@ final class CuratorWorkloads {
             }
             case RWLOCK -> new ReadWriteWorkload(ctx, name);
             case SEMAPHORE -> new SemaphoreWorkload(ctx, name);
-            case LATCH -> new CuratorCoordinationWorkloads.LatchWorkload(ctx, name);
-            case SELECTOR -> new CuratorCoordinationWorkloads.SelectorWorkload(ctx, name);
-            case DOUBLE_BARRIER -> new CuratorCoordinationWorkloads.DoubleBarrierWorkload(ctx, name);
-            case ATOMIC_LONG -> new CuratorDataWorkloads.AtomicLongWorkload(ctx, name, false);
-            case ATOMIC_LONG_LOCKED -> new CuratorDataWorkloads.AtomicLongWorkload(ctx, name, true);
-            case SHARED_COUNT -> new CuratorDataWorkloads.SharedCountWorkload(ctx, name);
-            case QUEUE -> new CuratorDataWorkloads.QueueWorkload(ctx, name);
-            case BROKEN_COUNTER -> new CuratorDataWorkloads.BrokenCounterWorkload(ctx, name);
+            case LATCH -> new ChaosLeaderWorkloads.LatchWorkload<>(ctx, name, CuratorRecipes.latches(client));
+            case SELECTOR -> new ChaosLeaderWorkloads.SelectorWorkload<>(ctx, name, CuratorRecipes.selectors(client));
+            case DOUBLE_BARRIER -> new ChaosBarrierWorkloads.DoubleBarrierWorkload<>(ctx, name,
+                    CuratorRecipes.barriers(client));
+            case ATOMIC_LONG, ATOMIC_LONG_LOCKED -> new ChaosCounterWorkloads.AtomicLongWorkload<>(ctx, name,
+                    CuratorRecipes.atomicLongs(client), recipe == ChaosRecipe.ATOMIC_LONG_LOCKED);
+            case SHARED_COUNT -> new ChaosCounterWorkloads.SharedCountWorkload<>(ctx, name,
+                    CuratorRecipes.sharedCount(client, ChaosWorkloads.pathOf(name)));
+            case QUEUE -> new ChaosQueueWorkloads.QueueWorkload<>(ctx, name, CuratorRecipes.queues(client));
+            case BROKEN_COUNTER -> new ChaosCounterWorkloads.BrokenCounterWorkload<>(ctx, name);
         };
     }
 
     /** Whether the client is connected now: a Curator holder's only evidence that its hold still stands. */
-    static boolean connected(Context<CuratorFramework> ctx) {
+    private static boolean connected(Context<CuratorFramework> ctx) {
         return ctx.client().getZookeeperClient().isConnected();
     }
 
