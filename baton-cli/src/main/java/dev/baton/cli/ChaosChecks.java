@@ -6,6 +6,8 @@ import dev.baton.testing.History.Kind;
 import dev.baton.testing.HistoryChecker;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -71,6 +73,49 @@ final class ChaosChecks {
         };
     }
 
+    /**
+     * Whether a counter's history that is not linearizable becomes so when every write (an increment or a
+     * compare-and-set) of a Curator client may have taken effect once more than it answered: what Curator's
+     * atomic values do when a write goes through but its answer is lost, and Curator's retry writes again on top of
+     * it. Such a violation is Curator's, though Baton clients' reads saw the extra write.
+     *
+     * @param recipe the counter
+     * @param mine the counter's events
+     * @param clients every client's library
+     * @return true if the violations are all explained by Curator's writes applied twice
+     */
+    static boolean explainedByRetriedCuratorWrites(ChaosRecipe recipe, List<Event> mine,
+            Map<String, ClientLibrary> clients) {
+        List<Event> withRetries = new ArrayList<>(mine);
+        Map<String, Event> open = new HashMap<>();
+        for (Event e : mine) {
+            if (clients.get(e.client()) != ClientLibrary.CURATOR || !e.name().equals(recipe.id())) {
+                continue;
+            }
+            if (e.kind() == Kind.OP_INVOKED) {
+                if (!e.detail().startsWith("read")) {
+                    open.put(e.client(), e);
+                    // The same write once more, from a client of its own, that may or may not take effect.
+                    withRetries.add(new Event(e.seq(), e.nanos(), e.client() + "~again", Kind.OP_INVOKED, e.name(),
+                            e.token(), e.detail()));
+                }
+            } else {
+                Event invoked = open.remove(e.client());
+                if (invoked != null) {
+                    // Unknown when the write returns; a read that fails at once ends its window there, as the
+                    // client's next answer would: a retry happens before the write returns, not after.
+                    String again = e.client() + "~again";
+                    withRetries.add(new Event(e.seq(), e.nanos(), again, Kind.OP_UNKNOWN, e.name(), e.token(),
+                            "a retried write"));
+                    withRetries.add(new Event(e.seq(), e.nanos(), again, Kind.OP_INVOKED, e.name(), e.token(), "read"));
+                    withRetries.add(new Event(e.seq(), e.nanos(), again, Kind.OP_FAILED, e.name(), e.token(), "read"));
+                }
+            }
+        }
+        withRetries.sort(Comparator.comparingLong(Event::nanos).thenComparingLong(Event::seq));
+        return Checkers.linearizable(recipe.id()).check(withRetries).isEmpty();
+    }
+
     /** Returns true for an event that says a client's operation succeeded: a hold, a lead, a pass, an ok, a done. */
     static boolean success(Event e) {
         return switch (e.kind()) {
@@ -86,7 +131,8 @@ final class ChaosChecks {
             n.merge(e.kind(), 1, Integer::sum);
         }
         return switch (recipe) {
-            case MUTEX, SEMAPHORE_MUTEX, DEAF_MUTEX, RWLOCK, SEMAPHORE -> n.getOrDefault(Kind.ACQUIRED, 0) + " acquisitions, "
+            case MUTEX, SEMAPHORE_MUTEX, DEAF_MUTEX, RWLOCK, SEMAPHORE -> n.getOrDefault(Kind.ACQUIRED, 0)
+                    + " acquisitions, "
                     + n.getOrDefault(Kind.LOST, 0) + " losses told";
             case LATCH, SELECTOR -> n.getOrDefault(Kind.BECAME_LEADER, 0) + " leaderships, "
                     + n.getOrDefault(Kind.LOST_LEADERSHIP, 0) + " ended";

@@ -6,7 +6,12 @@ import static dev.baton.cli.ClientLibrary.CURATOR;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.baton.testing.Checkers;
+import dev.baton.testing.History;
+import dev.baton.testing.History.Event;
+import dev.baton.testing.History.Kind;
 import dev.baton.testing.Violation;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -47,7 +52,7 @@ class ChaosMixTest {
         clients.put("c4-curator", CURATOR);
         clients.put("c11-baton", BATON);
         ChaosRun.Report report = new ChaosRun.Report(Map.of(), Map.of(), Map.of(), 0, Optional.empty(),
-                new ChaosRun.Sessions(4, List.of(), false), Map.of(), clients, Map.of());
+                new ChaosRun.Sessions(4, List.of(), false), Map.of(), clients, Map.of(), List.of());
 
         Violation curators = violation("lock 'mutex' has 2 holders: c2-curator, c4-curator");
         Violation mixed = violation("lock 'mutex' has 2 holders: c4-curator, c11-baton");
@@ -60,6 +65,71 @@ class ChaosMixTest {
         assertThat(report.curatorOnly(mixed)).isFalse();
         // Nobody named, nothing marked, an empty window: not Curator's, so it fails the run.
         assertThat(report.curatorOnly(nobodyNamed)).isFalse();
+    }
+
+    @Test
+    void twoHoldersAreBlamedOnTheOlderHolderWhenItsSessionEndedUnderItsHold() {
+        Map<String, ClientLibrary> clients = Map.of("c1-baton", BATON, "c2-curator", CURATOR);
+        ChaosRun.Report report = new ChaosRun.Report(Map.of(), Map.of(), Map.of(), 0, Optional.empty(),
+                new ChaosRun.Sessions(2, List.of(), false), Map.of(), clients, Map.of(), List.of());
+        Event curatorHolds = event(1, "c2-curator", Kind.ACQUIRED, 10, "");
+        Event curatorLost = event(2, "c2-curator", Kind.DISCONNECTED, History.NO_TOKEN, "LOST");
+        Event batonHolds = event(3, "c1-baton", Kind.ACQUIRED, 20, "");
+        Event curatorReconnects = event(4, "c2-curator", Kind.CONNECTED, History.NO_TOKEN, "RECONNECTED");
+
+        Violation stale = twoHolders(curatorHolds, curatorLost, batonHolds, curatorReconnects);
+        assertThat(report.involved(stale)).containsExactly("c1-baton", "c2-curator");
+        assertThat(report.blamed(stale)).containsExactly("c2-curator");
+        assertThat(report.curatorOnly(stale)).isTrue();
+
+        // Without the lost session nothing says which hold is stale: both are blamed.
+        Violation unclear = twoHolders(curatorHolds, batonHolds, curatorReconnects);
+        assertThat(report.blamed(unclear)).containsExactly("c1-baton", "c2-curator");
+        assertThat(report.curatorOnly(unclear)).isFalse();
+
+        // A Baton holder that went on believing after its session ended is Baton's.
+        Violation batonStale = twoHolders(event(1, "c1-baton", Kind.ACQUIRED, 10, ""),
+                event(2, "c1-baton", Kind.DISCONNECTED, History.NO_TOKEN, "LOST"),
+                event(3, "c2-curator", Kind.ACQUIRED, 20, ""));
+        assertThat(report.blamed(batonStale)).containsExactly("c1-baton");
+        assertThat(report.curatorOnly(batonStale)).isFalse();
+    }
+
+    private static Violation twoHolders(Event... marked) {
+        return new Violation("mutual-exclusion", "lock 'mutex' has 2 holders", List.of(marked), "", List.of(marked));
+    }
+
+    private static Event event(long seq, String client, Kind kind, long token, String detail) {
+        return new Event(seq, seq * 1_000, client, kind, kind == Kind.ACQUIRED ? "mutex" : "", token, detail);
+    }
+
+    @Test
+    void aCounterWriteAppliedTwiceExplainsWhatAReaderSawOnlyWhenACuratorClientWroteIt() {
+        // The writer's second increment goes through, its answer is lost, and its retry increments again: the
+        // reader sees 2 while the writer's answer says it went from 2 to 3.
+        assertThat(ChaosChecks.explainedByRetriedCuratorWrites(ChaosRecipe.ATOMIC_LONG, twice("c1-curator"),
+                Map.of("c1-curator", CURATOR, "c2-baton", BATON))).isTrue();
+        assertThat(ChaosChecks.explainedByRetriedCuratorWrites(ChaosRecipe.ATOMIC_LONG, twice("c1-baton"),
+                Map.of("c1-baton", BATON, "c2-baton", BATON))).isFalse();
+        // And it is a violation at all.
+        assertThat(Checkers.linearizable("atomic-long").check(twice("c1-curator"))).isNotEmpty();
+    }
+
+    private static List<Event> twice(String writer) {
+        String reader = "c2-baton";
+        Object[][] lines = {
+            {writer, Kind.OP_INVOKED, "add 1"}, {writer, Kind.OP_OK, "add 1 => 0 1"},
+            {reader, Kind.OP_INVOKED, "read"}, {reader, Kind.OP_OK, "read => 1"},
+            {writer, Kind.OP_INVOKED, "add 1"},
+            {reader, Kind.OP_INVOKED, "read"}, {reader, Kind.OP_OK, "read => 2"},
+            {writer, Kind.OP_OK, "add 1 => 2 3"},
+        };
+        List<Event> events = new ArrayList<>();
+        for (int i = 0; i < lines.length; i++) {
+            events.add(new Event(i, 1_000L * (i + 1), (String) lines[i][0], (Kind) lines[i][1], "atomic-long",
+                    History.NO_TOKEN, (String) lines[i][2]));
+        }
+        return events;
     }
 
     private static Violation violation(String message) {
