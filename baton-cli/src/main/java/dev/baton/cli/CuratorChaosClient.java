@@ -6,6 +6,7 @@ import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.ExponentialBackoffRetry;
+import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.data.Stat;
 
@@ -62,7 +63,7 @@ public final class CuratorChaosClient {
             }
             try {
                 client.create().creatingParentsIfNeeded().forPath(ChaosWorkloads.ROOT);
-            } catch (org.apache.zookeeper.KeeperException.NodeExistsException made) {
+            } catch (KeeperException.NodeExistsException made) {
                 // another client made it
             }
             return client;

@@ -10,7 +10,6 @@ import dev.baton.cli.ChaosLeaderWorkloads.Leadership;
 import dev.baton.cli.ChaosQueueWorkloads.ItemQueue;
 import dev.baton.cli.ChaosQueueWorkloads.ItemQueues;
 import dev.baton.cli.ChaosWorkloads.Nodes;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.OptionalLong;
 import java.util.concurrent.ExecutorService;
@@ -35,6 +34,7 @@ import org.apache.curator.framework.recipes.shared.SharedCount;
 import org.apache.curator.framework.recipes.shared.VersionedValue;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.retry.RetryNTimes;
+import org.apache.zookeeper.KeeperException;
 
 /**
  * Curator's recipes behind the chaos workloads' recipe interfaces, configured as their Baton counterparts
@@ -72,7 +72,7 @@ final class CuratorRecipes {
             public void createIfAbsent(String path, byte[] data) throws Exception {
                 try {
                     client.create().creatingParentsIfNeeded().forPath(path, data);
-                } catch (org.apache.zookeeper.KeeperException.NodeExistsException made) {
+                } catch (KeeperException.NodeExistsException made) {
                     // another client made it
                 }
             }
@@ -226,15 +226,16 @@ final class CuratorRecipes {
         };
     }
 
+    /** Baton's UTF-8 items ({@link Utf8Text}) behind Curator's serializer: the same bytes in the same nodes. */
     private static final QueueSerializer<String> UTF8 = new QueueSerializer<>() {
         @Override
         public byte[] serialize(String item) {
-            return item.getBytes(StandardCharsets.UTF_8);
+            return Utf8Text.SERIALIZER.serialize(item);
         }
 
         @Override
         public String deserialize(byte[] bytes) {
-            return new String(bytes, StandardCharsets.UTF_8);
+            return Utf8Text.SERIALIZER.deserialize(bytes);
         }
     };
 
