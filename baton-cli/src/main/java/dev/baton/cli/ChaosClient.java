@@ -159,6 +159,18 @@ public final class ChaosClient<C> {
         }
     }
 
+    /**
+     * Records a connection change of either library's client: a connected state with its session (0: unknown),
+     * so that a new session without a LOST told shows in the history; any other state as a disconnection.
+     */
+    static void recordConnection(History.Recorder recorder, String state, boolean connected, long sessionId) {
+        if (connected) {
+            recorder.connected(state + (sessionId == 0 ? "" : " session 0x" + Long.toHexString(sessionId)));
+        } else {
+            recorder.disconnected(state);
+        }
+    }
+
     /** Baton's client and recipes. */
     private static final class BatonLibrary implements Library<BatonClient> {
         @Override
@@ -169,20 +181,14 @@ public final class ChaosClient<C> {
                     .ensembleTracker(false)
                     .build();
             client.getConnectionStateListenable().addListener((c, state) -> {
-                if (state.isConnected()) {
-                    // The session goes with it, so that a new session without a LOST told shows in the history.
-                    long sessionId = 0;
-                    try {
-                        ZooKeeper zk = c.getZooKeeper();
-                        sessionId = zk == null ? 0 : zk.getSessionId();
-                    } catch (IllegalStateException closing) {
-                        // closed meanwhile: the state without its session
-                    }
-                    recorder.connected(state.name() + (sessionId == 0 ? "" : " session 0x"
-                            + Long.toHexString(sessionId)));
-                } else {
-                    recorder.disconnected(state.name());
+                long sessionId = 0;
+                try {
+                    ZooKeeper zk = c.getZooKeeper();
+                    sessionId = zk == null ? 0 : zk.getSessionId();
+                } catch (IllegalStateException closing) {
+                    // closed meanwhile: the state without its session
                 }
+                recordConnection(recorder, state.name(), state.isConnected(), sessionId);
             });
             client.start();
             if (!client.blockUntilConnected(60, TimeUnit.SECONDS)) {

@@ -43,18 +43,13 @@ public final class CuratorChaosClient {
                     .ensembleTracker(false)
                     .build();
             client.getConnectionStateListenable().addListener((c, state) -> {
-                if (state.isConnected()) {
-                    long sessionId = 0;
-                    try {
-                        sessionId = c.getZookeeperClient().getZooKeeper().getSessionId();
-                    } catch (Exception closing) {
-                        // closed meanwhile: the state without its session
-                    }
-                    recorder.connected(state.name() + (sessionId == 0 ? "" : " session 0x"
-                            + Long.toHexString(sessionId)));
-                } else {
-                    recorder.disconnected(state.name());
+                long sessionId = 0;
+                try {
+                    sessionId = c.getZookeeperClient().getZooKeeper().getSessionId();
+                } catch (Exception closing) {
+                    // closed meanwhile: the state without its session
                 }
+                ChaosClient.recordConnection(recorder, state.name(), state.isConnected(), sessionId);
             });
             client.start();
             if (!client.blockUntilConnected(60, TimeUnit.SECONDS)) {
