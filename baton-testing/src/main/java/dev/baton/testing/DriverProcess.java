@@ -1,6 +1,7 @@
 package dev.baton.testing;
 
 import java.io.BufferedReader;
+import java.io.File;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.OutputStream;
@@ -12,9 +13,11 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
@@ -83,10 +86,8 @@ public final class DriverProcess implements AutoCloseable {
         List<String> jvmArgs = new ArrayList<>();
         jvmArgs.add("-Dbaton.kit.driver=" + name);
         jvmArgs.addAll(b.jvmArgs);
-        String classpath = b.classpath != null ? b.classpath : JavaCommand.currentClasspath();
-        if (!b.extraClasspath.isEmpty()) {
-            classpath += java.io.File.pathSeparator + b.extraClasspath;
-        }
+        String classpath = (b.classpath != null ? b.classpath : JavaCommand.currentClasspath())
+                + (b.extraClasspath.isEmpty() ? "" : File.pathSeparator + b.extraClasspath);
         List<String> command = JavaCommand.build(classpath, b.heap, jvmArgs, b.mainClass, b.args);
         try {
             Files.writeString(logFile, "=== baton: starting driver " + name + ": " + String.join(" ", command) + "\n",
@@ -153,7 +154,10 @@ public final class DriverProcess implements AutoCloseable {
     public String call(Duration timeout, String command, String... args) throws InterruptedException {
         Objects.requireNonNull(timeout, "timeout");
         StringBuilder line = new StringBuilder();
-        for (String word : prepend(command, args)) {
+        List<String> words = new ArrayList<>();
+        words.add(Objects.requireNonNull(command, "command"));
+        words.addAll(List.of(args));
+        for (String word : words) {
             Objects.requireNonNull(word, "argument");
             if (word.isEmpty() || word.chars().anyMatch(Character::isWhitespace)) {
                 throw new IllegalArgumentException("driver arguments are single words: '" + word + "'");
@@ -445,21 +449,13 @@ public final class DriverProcess implements AutoCloseable {
         }
     }
 
-    private static List<String> prepend(String first, String... rest) {
-        List<String> all = new ArrayList<>();
-        all.add(Objects.requireNonNull(first, "command"));
-        all.addAll(List.of(rest));
-        return all;
-    }
-
     /**
      * Settings for a {@link DriverProcess}. Each option may be set once; setting it again throws
      * {@link IllegalStateException}. Not thread-safe.
      */
     public static final class Builder {
-
         private final String mainClass;
-        private final java.util.Set<String> set = new java.util.HashSet<>();
+        private final Set<String> set = new HashSet<>();
         private List<String> args = List.of();
         private List<String> jvmArgs = List.of();
         private String heap = "64m";

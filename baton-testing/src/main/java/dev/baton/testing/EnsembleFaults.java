@@ -1,5 +1,6 @@
 package dev.baton.testing;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import dev.baton.testing.ZooKeeperEnsemble.Builder;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -7,21 +8,28 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
+import java.util.Collections;
+import java.util.List;
 import java.util.Objects;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.stream.Collectors;
 import org.apache.zookeeper.ZooKeeper;
 
 /**
  * What can be done to a {@link ZooKeeperEnsemble}: kill, stop, start, restart (also on another release), pause and
- * resume its servers, lose and regain its quorum, cut and slow its clients and peers through the proxies, open
- * client links, expire sessions and keep the logs. These are public methods of {@link ZooKeeperEnsemble}; they live
- * apart from what it reports ({@link EnsembleView}) and from its construction and life cycle. Control methods hold
- * the ensemble's lock.
+ * resume its servers, remove them and add them back by dynamic reconfiguration, lose and regain its quorum, cut and
+ * slow its clients and peers through the proxies, open client links, expire sessions and keep the logs. These are
+ * public methods of {@link ZooKeeperEnsemble}; they live apart from what it reports ({@link EnsembleView}) and from
+ * its construction and life cycle. Control methods hold the ensemble's lock.
  */
 abstract sealed class EnsembleFaults extends EnsembleView permits ZooKeeperEnsemble {
 
     private static final Duration EXPIRY_TIMEOUT = Duration.ofSeconds(30);
+
+    /** Servers taken out of the ensemble by {@link #removeMember(int)}. */
+    @GuardedBy("lock")
+    private final Set<Integer> removed = new TreeSet<>();
 
     EnsembleFaults(EnsembleSettings settings) {
         super(settings);
@@ -126,6 +134,83 @@ abstract sealed class EnsembleFaults extends EnsembleView permits ZooKeeperEnsem
      */
     public int awaitAllServing(Duration timeout) {
         return probe.awaitAllServing(timeout);
+    }
+
+    /**
+     * Removes server {@code id} from the ensemble by dynamic reconfiguration, as an operator's
+     * {@code reconfig -remove} would, and returns once the quorum has committed the new membership. The server's
+     * process keeps running, outside the ensemble, until {@link #addMember(int)} (or a restart) brings it back;
+     * clients that follow the ensemble's configuration move to the other servers. The ensemble must have
+     * reconfiguration on ({@link Builder#reconfigEnabled(boolean)}) and must not require client authentication.
+     *
+     * @param id a server id
+     * @return the voting members of the new configuration
+     * @throws InterruptedException if interrupted while waiting
+     * @throws IllegalStateException if reconfiguration is off, the ensemble is not running, {@code id} is not a
+     *     member, or the quorum refuses the change
+     */
+    public Set<Integer> removeMember(int id) throws InterruptedException {
+        synchronized (lock) {
+            EnsembleServer server = reconfigurable(id);
+            if (removed.contains(id)) {
+                throw new IllegalStateException("server " + id + " is not a member of ensemble " + name);
+            }
+            List<EnsembleServer> via = probe.runningServers().stream().filter(s -> s.id != id && !s.paused).toList();
+            Set<Integer> members = EnsembleReconfig.reconfigure(via, null, Integer.toString(server.id),
+                    settings.startTimeout());
+            removed.add(id);
+            return members;
+        }
+    }
+
+    /**
+     * Adds server {@code id} back after {@link #removeMember(int)}, as {@code reconfig -add} with its old ports
+     * would, and waits until every server serves again.
+     *
+     * @param id a server id
+     * @return the voting members of the new configuration
+     * @throws InterruptedException if interrupted while waiting
+     * @throws IllegalStateException if reconfiguration is off, the ensemble is not running, {@code id} was not
+     *     removed, or the quorum refuses the change or is not whole within the start timeout
+     */
+    public Set<Integer> addMember(int id) throws InterruptedException {
+        synchronized (lock) {
+            EnsembleServer server = reconfigurable(id);
+            if (!removed.contains(id)) {
+                throw new IllegalStateException("server " + id + " is a member of ensemble " + name + " already");
+            }
+            if (!server.isRunning()) {
+                processes.start(server);
+            }
+            Set<Integer> out = Set.copyOf(removed);
+            List<EnsembleServer> via = probe.runningServers().stream()
+                    .filter(s -> !out.contains(s.id) && !s.paused).toList();
+            Set<Integer> members = EnsembleReconfig.reconfigure(via, EnsembleReconfig.memberLine(server), null,
+                    settings.startTimeout());
+            removed.remove(id);
+            probe.awaitAllServing(settings.startTimeout());
+            return members;
+        }
+    }
+
+    /**
+     * The servers removed by {@link #removeMember(int)} and not added back.
+     *
+     * @return their ids, in order
+     */
+    public Set<Integer> removedMembers() {
+        synchronized (lock) {
+            return Collections.unmodifiableSet(new TreeSet<>(removed));
+        }
+    }
+
+    private EnsembleServer reconfigurable(int id) {
+        requireRunning();
+        if (!settings.reconfigEnabled()) {
+            throw new IllegalStateException("ensemble " + name + " runs with reconfiguration off; build it with "
+                    + "reconfigEnabled(true)");
+        }
+        return server(id);
     }
 
     /**

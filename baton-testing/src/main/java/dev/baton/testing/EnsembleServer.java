@@ -111,6 +111,9 @@ final class EnsembleServer {
         jvmArgs.add("-Dorg.slf4j.simpleLogger.defaultLogLevel=info");
         jvmArgs.add("-Dbaton.kit.server=" + ensembleName + "-" + id);
         jvmArgs.addAll(ServerConfigFiles.securityArgs(this, settings.security()));
+        if (settings.reconfigEnabled()) {
+            jvmArgs.add(EnsembleReconfig.superDigestArg());
+        }
         jvmArgs.addAll(settings.jvmArgs());
         List<String> command = JavaCommand.build(classpath, settings.heap(), jvmArgs,
                 OrphanGuard.class.getName(), List.of(QUORUM_PEER_MAIN, config.toAbsolutePath().toString()));

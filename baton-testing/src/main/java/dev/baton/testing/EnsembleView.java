@@ -313,6 +313,15 @@ abstract sealed class EnsembleView permits EnsembleFaults {
     }
 
     /**
+     * Whether the servers allow dynamic reconfiguration ({@link EnsembleFaults#removeMember(int)}).
+     *
+     * @return ZooKeeper's {@code reconfigEnabled} of this ensemble
+     */
+    public boolean reconfigEnabled() {
+        return settings.reconfigEnabled();
+    }
+
+    /**
      * How the servers secure their clients.
      *
      * @return the settings; {@link ServerSecurity#NONE} by default

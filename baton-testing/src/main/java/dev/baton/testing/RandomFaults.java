@@ -12,8 +12,6 @@ import java.util.Optional;
 import java.util.Random;
 import java.util.Set;
 import java.util.function.Consumer;
-import java.util.function.IntFunction;
-import java.util.function.IntPredicate;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -77,11 +75,17 @@ public final class RandomFaults {
          * the same pace and order as {@link #ROLLING_UPGRADE} (each serving with a whole quorum, a session timeout
          * to settle, the leader last). Sessions move to other servers and survive.
          */
-        ROLLING_RESTART;
+        ROLLING_RESTART,
+        /**
+         * Remove a random server from the ensemble by dynamic reconfiguration, then add it back, as an operator
+         * replacing a machine would; clients that follow the ensemble's configuration move off it and back.
+         * Needs an ensemble with reconfiguration on ({@link ZooKeeperEnsemble.Builder#reconfigEnabled(boolean)}).
+         */
+        RECONFIGURE;
 
         /**
          * Whether the kind needs servers with peers, each in a process of its own ({@link #ISOLATE},
-         * {@link #PARTITION_PEERS}, {@link #PAUSE_SERVER}, the rolling ones): such faults cannot reach one server
+         * {@link #PARTITION_PEERS}, {@link #PAUSE_SERVER}, the rolling ones, {@link #RECONFIGURE}): such faults cannot reach one server
          * embedded in this
          * JVM, where the others that stop a server ({@link #KILL}, {@link #KILL_LEADER}, {@link #QUORUM}) stop
          * and restart it.
@@ -90,7 +94,7 @@ public final class RandomFaults {
          */
         public boolean needsEnsemble() {
             return this == ISOLATE || this == PARTITION_PEERS || this == PAUSE_SERVER || this == ROLLING_UPGRADE
-                    || this == ROLLING_RESTART;
+                    || this == ROLLING_RESTART || this == RECONFIGURE;
         }
 
         /**
@@ -194,12 +198,8 @@ public final class RandomFaults {
     private final Map<FaultKind, Integer> counts = Collections.synchronizedMap(new EnumMap<>(FaultKind.class));
     private volatile Consumer<String> announcer = line -> { };
     private int faults;
-    /** How long a rolling fault waits for every server to serve. */
-    private static final Duration ROLL_WAIT = Duration.ofSeconds(90);
-
-    /** The ensemble's first release and the upgrade's target, for {@link FaultKind#ROLLING_UPGRADE}; or null. */
-    private @Nullable String upgradeFrom;
-    private @Nullable String upgradeTo;
+    /** The operator's faults; null with one embedded server. */
+    private final @Nullable EnsembleMaintenance maintenance;
 
     /**
      * Creates an injector; nothing happens until {@link #run}.
@@ -210,11 +210,16 @@ public final class RandomFaults {
      * @param seed the seed of the schedule
      * @param mix the kinds to draw from; {@link FaultKind#PAUSE_CLIENT} only reaches targets with a process
      * @param sessionTimeout the clients' session timeout (partitions and pauses are drawn around it)
-     * @throws IllegalArgumentException if {@code mix} or {@code targets} is empty
+     * @throws IllegalArgumentException if {@code mix} or {@code targets} is empty, or {@code mix} holds
+     *     {@link FaultKind#RECONFIGURE} and the ensemble has reconfiguration off
      */
     public RandomFaults(ZooKeeperEnsemble ensemble, List<? extends Target> targets, History history, long seed,
             List<FaultKind> mix, Duration sessionTimeout) {
         this(Objects.requireNonNull(ensemble, "ensemble"), null, targets, history, seed, mix, sessionTimeout);
+        if (this.mix.contains(FaultKind.RECONFIGURE) && !ensemble.reconfigEnabled()) {
+            throw new IllegalArgumentException("fault kind RECONFIGURE needs an ensemble with reconfiguration on "
+                    + "(reconfigEnabled(true))");
+        }
     }
 
     /**
@@ -257,6 +262,24 @@ public final class RandomFaults {
         if (this.targets.isEmpty()) {
             throw new IllegalArgumentException("targets must not be empty");
         }
+        this.maintenance = ensemble == null ? null : new EnsembleMaintenance(ensemble, sessionTimeout,
+                new EnsembleMaintenance.Steps() {
+                    @Override
+                    public void injected(String id, FaultKind kind, String description) {
+                        RandomFaults.this.injected(id, kind, description);
+                    }
+
+                    @Override
+                    public void step(String id, String description) {
+                        history.note("fault " + id + ": " + description);
+                        announcer.accept("fault " + id + " step: " + description);
+                    }
+
+                    @Override
+                    public void healed(String id, String description) {
+                        RandomFaults.this.healed(id, description);
+                    }
+                });
     }
 
     /**
@@ -272,17 +295,11 @@ public final class RandomFaults {
      */
     public RandomFaults upgradeTo(String version) {
         Objects.requireNonNull(version, "version");
-        if (ensemble == null) {
+        if (maintenance == null) {
             throw new IllegalStateException("a rolling upgrade needs an ensemble of separate-process servers, not "
                     + "one embedded server");
         }
-        String to = ZooKeeperEnsemble.releaseVersion(version);
-        String from = ensemble.serverVersion();
-        if (to.equals(from)) {
-            throw new IllegalArgumentException("upgradeTo " + version + ": the ensemble already runs " + from);
-        }
-        upgradeFrom = from;
-        upgradeTo = to;
+        maintenance.upgradeTo(version);
         return this;
     }
 
@@ -323,7 +340,7 @@ public final class RandomFaults {
      * @throws InterruptedException if interrupted (faults are then healed before it returns)
      */
     public void run(Duration duration) throws InterruptedException {
-        if (mix.contains(FaultKind.ROLLING_UPGRADE) && upgradeTo == null) {
+        if (mix.contains(FaultKind.ROLLING_UPGRADE) && (maintenance == null || !maintenance.canUpgrade())) {
             throw new IllegalStateException("the mix holds ROLLING_UPGRADE but no upgradeTo(version) was set");
         }
         long end = System.nanoTime() + duration.toNanos();
@@ -477,79 +494,10 @@ public final class RandomFaults {
                 int leader = ensemble().regainQuorum();
                 healed(id, "regained quorum, leader " + leader);
             }
-            case ROLLING_UPGRADE -> rollingUpgrade(id, kind);
-            case ROLLING_RESTART -> {
-                int leader = ensemble().awaitAllServing(ROLL_WAIT);
-                List<Integer> order = leaderLast(leader, server -> true);
-                injected(id, kind, "rolling restart: servers " + order + " in turn, the leader (" + leader + ") last");
-                roll(id, order, server -> {
-                    ensemble().restart(server);
-                    return "server " + server + " restarted";
-                });
-                healed(id, "every server restarted");
-            }
+            case ROLLING_UPGRADE -> maintenance().rollingUpgrade(id);
+            case ROLLING_RESTART -> maintenance().rollingRestart(id);
+            case RECONFIGURE -> maintenance().reconfigure(id, randomServer(), holdMs);
             default -> throw new IllegalStateException("unexpected fault kind " + kind);
-        }
-    }
-
-    /**
-     * Moves every server to the other line, the followers first and the leader last, each serving with a whole
-     * quorum before the next is stopped. A server already on the target (after an interrupted roll) is skipped.
-     * After each server, one session timeout for the clients it dropped to settle on another server, as an
-     * operator lets a cluster settle: without it, a client that hopped to the next server to go could be dropped
-     * again and again: 5 minutes of back-to-back rolls (62) with 5 clients on 4 s sessions lost 2 sessions without
-     * the pause, and 5 minutes with it (17 rolls) none.
-     */
-    private void rollingUpgrade(String id, FaultKind kind) throws InterruptedException {
-        String from = upgradeFrom;
-        String to = upgradeTo;
-        if (from == null || to == null) { // run() refuses ROLLING_UPGRADE without them
-            throw new IllegalStateException("no upgradeTo(version) was set");
-        }
-        int leader = ensemble().awaitAllServing(ROLL_WAIT);
-        boolean upgraded = ensemble().serverVersions().values().stream().allMatch(to::equals);
-        String target = upgraded ? from : to;
-        List<Integer> order = leaderLast(leader, server -> !ensemble().serverVersion(server).equals(target));
-        injected(id, kind, (upgraded ? "rolling downgrade " : "rolling upgrade ")
-                + String.join("/", ensemble().serverVersions().values().stream().distinct().sorted().toList()) + " -> "
-                + target
-                + ": servers " + order + " in turn, the leader (" + leader + ") last");
-        roll(id, order, server -> {
-            String was = ensemble().serverVersion(server);
-            ensemble().restart(server, target);
-            return "server " + server + " " + was + " -> " + ensemble().reportedVersion(server).orElse("?")
-                    + " (per srvr)";
-        });
-        healed(id, "every server on " + target);
-    }
-
-    /** The servers {@code chosen} picks, the followers first and {@code leader} last. */
-    private List<Integer> leaderLast(int leader, IntPredicate chosen) {
-        List<Integer> order = new ArrayList<>();
-        for (int server : ensemble().serverIds()) {
-            if (server != leader && chosen.test(server)) {
-                order.add(server);
-            }
-        }
-        if (chosen.test(leader)) {
-            order.add(leader);
-        }
-        return order;
-    }
-
-    /**
-     * Restarts {@code order}'s servers one at a time with {@code restart} (which says what it did), each serving
-     * with a whole quorum before the next, and one session timeout for the clients to settle after each.
-     */
-    private void roll(String id, List<Integer> order, IntFunction<String> restart)
-            throws InterruptedException {
-        for (int server : order) {
-            String did = restart.apply(server);
-            int now = ensemble().awaitAllServing(ROLL_WAIT);
-            String step = did + ", quorum whole, leader " + now;
-            history.note("fault " + id + ": " + step);
-            announcer.accept("fault " + id + " step: " + step);
-            Thread.sleep(sessionTimeout.toMillis()); // the operator's pace, not a wait for a condition
         }
     }
 
@@ -569,6 +517,13 @@ public final class RandomFaults {
             return;
         }
         ensemble().healAll();
+        try {
+            maintenance().addBackRemoved();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (RuntimeException e) {
+            LOG.warn("could not add back the servers a reconfiguration removed: {}", e.toString());
+        }
         for (int server : ensemble().serverIds()) {
             if (ensemble().isPaused(server)) {
                 ensemble().resume(server);
@@ -601,6 +556,14 @@ public final class RandomFaults {
             throw new IllegalStateException("this fault needs an ensemble, not one embedded server");
         }
         return e;
+    }
+
+    private EnsembleMaintenance maintenance() {
+        EnsembleMaintenance m = maintenance;
+        if (m == null) {
+            throw new IllegalStateException("this fault needs an ensemble, not one embedded server");
+        }
+        return m;
     }
 
     private int randomServer() {

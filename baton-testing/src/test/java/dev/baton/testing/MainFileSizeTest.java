@@ -1,0 +1,43 @@
+package dev.baton.testing;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The house rule that each main source file does one job, checked where it can slip: no file under any module's
+ * {@code src/main} (the examples' too) reaches 600 lines.
+ */
+class MainFileSizeTest {
+
+    private static final int LIMIT = 600;
+
+    @Test
+    void noMainFileReachesSixHundredLines() throws IOException {
+        Path root = Path.of("..").toAbsolutePath().normalize();
+        assertThat(root.resolve("pom.xml")).as("the repository root").exists();
+        List<String> tooLong;
+        try (Stream<Path> files = Files.walk(root)) {
+            tooLong = files.filter(p -> p.toString().endsWith(".java"))
+                    .filter(p -> root.relativize(p).toString().contains("src/main/"))
+                    .filter(p -> !root.relativize(p).toString().contains("/target/"))
+                    .filter(p -> lines(p) >= LIMIT)
+                    .map(p -> root.relativize(p) + " (" + lines(p) + " lines)").sorted().toList();
+        }
+        assertThat(tooLong).as("main files of %d lines or more: split them along their jobs", LIMIT).isEmpty();
+    }
+
+    private static long lines(Path file) {
+        try (Stream<String> lines = Files.lines(file)) {
+            return lines.count();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}
