@@ -13,7 +13,9 @@ public interface EnsembleProvider {
     String getConnectionString();
 
     /**
-     * Told the ensemble's new connect string after a reconfiguration. The default ignores it.
+     * Told the ensemble's new connect string after a reconfiguration. The client then moves its session to what
+     * {@link #getConnectionString()} answers, so a provider that reaches the servers through other addresses (a
+     * NAT, proxies) maps the new string to its own here. The default ignores it.
      *
      * @param connectionString the new connect string
      */

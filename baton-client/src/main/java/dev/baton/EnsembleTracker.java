@@ -13,7 +13,7 @@ import org.slf4j.LoggerFactory;
 /**
  * Follows a dynamically reconfigured ensemble: reads {@code /zookeeper/config} with a watch on each connection
  * and, when the server list changes, hands the new connect string to the {@link EnsembleProvider} and moves the
- * live handle to it ({@code ZooKeeper.updateServerList}). A client on TLS is left where it is: the config names
+ * live handle to the provider's answer ({@code ZooKeeper.updateServerList}). A client on TLS is left where it is: the config names
  * only plaintext client ports.
  */
 final class EnsembleTracker {
@@ -59,15 +59,22 @@ final class EnsembleTracker {
         }
         String connectString = servers + chroot;
         EnsembleProvider provider = core.config().ensembleProvider();
-        if (connectString.equals(provider.getConnectionString()) || !provider.updateServerListEnabled()) {
+        String before = provider.getConnectionString();
+        if (connectString.equals(before) || !provider.updateServerListEnabled()) {
             return;
         }
-        LOG.info("Ensemble reconfigured; servers now {}", connectString);
         provider.setConnectionString(connectString);
+        // The provider has the last word: one that reaches the servers through other addresses (a NAT, proxies)
+        // maps the configuration's addresses to its own, and may find nothing changed.
+        String now = provider.getConnectionString();
+        if (now.equals(before)) {
+            return;
+        }
+        LOG.info("Ensemble reconfigured; servers now {}", now);
         try {
-            zk.updateServerList(connectString);
+            zk.updateServerList(now);
         } catch (Exception e) {
-            core.reportError("could not move the session to the reconfigured ensemble " + connectString, e);
+            core.reportError("could not move the session to the reconfigured ensemble " + now, e);
         }
     }
 
