@@ -2,6 +2,7 @@ package dev.baton.cli;
 
 import dev.baton.Baton;
 import dev.baton.BatonClient;
+import dev.baton.EnsembleProvider;
 import dev.baton.retry.ExponentialBackoffRetry;
 import dev.baton.testing.DriverMain;
 import dev.baton.testing.History;
@@ -22,8 +23,8 @@ import org.jspecify.annotations.Nullable;
  * JVM's {@link System#nanoTime()} (the machine's monotonic clock, shared with the parent), so the parent places it
  * at the time it happened, however late the line arrives.
  *
- * <p>Commands: {@code start <connect> <sessionMs> <recipes> <clients> <seed> <name>} connects and starts the
- * workloads; {@code session} answers {@code <id> <password-hex>} of the current session, or {@code none};
+ * <p>Commands: {@code start <connect> <sessionMs> <recipes> <clients> <seed> <name> <links>} connects and starts
+ * the workloads ({@code links}: {@link LinkAddresses#format()}); {@code session} answers {@code <id> <password-hex>} of the current session, or {@code none};
  * {@code finish} ends the producing, the barrier rounds and makes the counters' last reads; {@code queue-left}
  * lists what the queue still holds; {@code stop} stops every workload and closes the client.
  *
@@ -38,11 +39,13 @@ public final class ChaosClient<C> {
      */
     interface Library<C> {
         /**
-         * Connects to {@code connectString} (never following the ensemble elsewhere: the string is the client's
-         * private link through its proxies), recording each connection change with its session, and makes
-         * {@link ChaosWorkloads#ROOT}.
+         * Connects to {@code connectString} (the client's private link through its proxies), recording each
+         * connection change with its session, and makes {@link ChaosWorkloads#ROOT}. With {@code links} that
+         * {@linkplain LinkAddresses#follow() follow}, the client follows a reconfigured ensemble through them;
+         * else it keeps to the connect string.
          */
-        C connect(String connectString, Duration session, History.Recorder recorder) throws Exception;
+        C connect(String connectString, LinkAddresses links, Duration session, History.Recorder recorder)
+                throws Exception;
 
         /** Returns the workload of {@code recipe}, not started. */
         ChaosWorkloads.Workload<C> workload(ChaosRecipe recipe, ChaosWorkloads.Context<C> ctx);
@@ -113,8 +116,9 @@ public final class ChaosClient<C> {
         int clients = Integer.parseInt(a.get(3));
         long seed = Long.parseLong(a.get(4));
         String name = a.get(5);
+        LinkAddresses links = LinkAddresses.parse(a.get(6));
         History.Recorder recorder = history.recorder(name);
-        C c = library.connect(connect, session, recorder);
+        C c = library.connect(connect, links, session, recorder);
         client = c;
         Random random = new Random(seed);
         for (ChaosRecipe recipe : recipes) {
@@ -174,11 +178,12 @@ public final class ChaosClient<C> {
     /** Baton's client and recipes. */
     private static final class BatonLibrary implements Library<BatonClient> {
         @Override
-        public BatonClient connect(String connectString, Duration session, History.Recorder recorder)
-                throws Exception {
-            BatonClient client = Baton.builder().connectString(connectString).sessionTimeout(session)
-                    .connectionTimeout(session).retryPolicy(new ExponentialBackoffRetry(50, 4, 500))
-                    .ensembleTracker(false)
+        public BatonClient connect(String connectString, LinkAddresses links, Duration session,
+                History.Recorder recorder) throws Exception {
+            BatonClient client = Baton.builder().ensembleProvider(new LinkedEnsemble(connectString, links))
+                    .sessionTimeout(session).connectionTimeout(session)
+                    .retryPolicy(new ExponentialBackoffRetry(50, 4, 500))
+                    .ensembleTracker(links.follow())
                     .build();
             client.getConnectionStateListenable().addListener((c, state) -> {
                 long sessionId = 0;
@@ -218,6 +223,27 @@ public final class ChaosClient<C> {
         @Override
         public void close(BatonClient client) {
             client.close();
+        }
+    }
+
+    /** The servers through the client's link; a reconfigured ensemble's addresses mapped to the link's. */
+    private static final class LinkedEnsemble implements EnsembleProvider {
+        private final LinkAddresses links;
+        private volatile String connectString;
+
+        LinkedEnsemble(String connectString, LinkAddresses links) {
+            this.connectString = connectString;
+            this.links = links;
+        }
+
+        @Override
+        public String getConnectionString() {
+            return connectString;
+        }
+
+        @Override
+        public void setConnectionString(String servers) {
+            connectString = links.toLinks(servers);
         }
     }
 }

@@ -74,7 +74,8 @@ final class ChaosCommand implements Callable<Integer> {
     @Option(names = "--faults", paramLabel = "KIND[,KIND]", defaultValue = "all",
             description = {"Fault kinds to draw from (default: ${DEFAULT-VALUE}): kill, kill-leader, partition,",
                     "isolate, partition-peers, expire, pause-server, pause-client, quorum, rolling-restart,",
-                    "rolling-upgrade (all has rolling-upgrade only with --upgrade-to)."})
+                    "rolling-upgrade (all has rolling-upgrade only with --upgrade-to), reconfigure (named only:",
+                    "the servers then allow reconfiguration, which leaves out isolate and partition-peers)."})
     private String faults;
 
     @Option(names = "--server-version", paramLabel = "LINE",
@@ -171,7 +172,7 @@ final class ChaosCommand implements Callable<Integer> {
         for (String word : faults.split(",", -1)) {
             if (word.strip().equalsIgnoreCase("all")) {
                 for (FaultKind kind : FaultKind.values()) {
-                    if ((!embedded || !kind.needsEnsemble())
+                    if ((!embedded || !kind.needsEnsemble()) && kind != FaultKind.RECONFIGURE
                             && (kind != FaultKind.ROLLING_UPGRADE || upgradeTo != null)) {
                         mix.add(kind);
                     }
@@ -191,6 +192,13 @@ final class ChaosCommand implements Callable<Integer> {
         if (mix.contains(FaultKind.ROLLING_UPGRADE) && upgradeTo == null) {
             throw new IllegalArgumentException("--faults rolling-upgrade needs --upgrade-to LINE (and --server-version"
                     + " LINE for the line to start from)");
+        }
+        if (mix.contains(FaultKind.RECONFIGURE)
+                && (mix.contains(FaultKind.ISOLATE) || mix.contains(FaultKind.PARTITION_PEERS))) {
+            throw new IllegalArgumentException("--faults reconfigure cannot go with isolate or partition-peers: those"
+                    + " cut servers apart through proxies that a reconfigured ensemble would not use; name the"
+                    + " kinds without them (e.g. all but those two: kill,kill-leader,partition,expire,pause-server,"
+                    + "pause-client,quorum,rolling-restart,reconfigure)");
         }
         if (upgradeTo != null && !mix.contains(FaultKind.ROLLING_UPGRADE)) {
             throw new IllegalArgumentException("--upgrade-to " + upgradeTo + " needs rolling-upgrade among --faults");

@@ -298,11 +298,12 @@ final class ChaosRun {
                     ClientLibrary library = ClientLibrary.of(i, settings.clients(), settings.curatorPercent());
                     String name = "c" + i + "-" + library.id();
                     ClientLink link = servers.newClientLink();
+                    LinkAddresses links = servers.linkAddresses(link);
                     long seed = seeds.nextLong();
                     starting.add(CompletableFuture.supplyAsync(() -> {
                         try {
                             return startClient(name, library, library == ClientLibrary.CURATOR ? curatorJars : "",
-                                    link, seed);
+                                    link, links, seed);
                         } catch (InterruptedException e) {
                             Thread.currentThread().interrupt();
                             throw new CompletionException(e);
@@ -447,8 +448,8 @@ final class ChaosRun {
         }
     }
 
-    private Client startClient(String name, ClientLibrary library, String extraClasspath, ClientLink link, long seed)
-            throws InterruptedException {
+    private Client startClient(String name, ClientLibrary library, String extraClasspath, ClientLink link,
+            LinkAddresses links, long seed) throws InterruptedException {
         long[] offset = {0};
         String extra = System.getProperty(CLIENT_JVM_ARGS, "").strip();
         DriverProcess driver = DriverProcess.builder(library.mainClass()).name(name).heap("192m")
@@ -464,7 +465,7 @@ final class ChaosRun {
             }
             driver.call(Duration.ofSeconds(90), "start", link.connectString(),
                     Long.toString(settings.sessionTimeout().toMillis()), ids(settings.recipes()),
-                    Integer.toString(settings.clients()), Long.toString(seed), name);
+                    Integer.toString(settings.clients()), Long.toString(seed), name, links.format());
         } catch (RuntimeException | InterruptedException e) {
             driver.close();
             throw e;

@@ -24,6 +24,12 @@ interface ChaosServers extends AutoCloseable {
     /** A new link for one client to connect through. */
     ClientLink newClientLink();
 
+    /**
+     * The servers' own addresses mapped to {@code link}'s, for a client that follows a reconfigured ensemble;
+     * {@link LinkAddresses#NONE} when the servers are never reconfigured.
+     */
+    LinkAddresses linkAddresses(ClientLink link);
+
     /** The run's random faults, on these servers and {@code clients}. */
     RandomFaults faults(List<? extends RandomFaults.Target> clients);
 
@@ -54,6 +60,11 @@ interface ChaosServers extends AutoCloseable {
                 }
 
                 @Override
+                public LinkAddresses linkAddresses(ClientLink link) {
+                    return LinkAddresses.NONE;
+                }
+
+                @Override
                 public RandomFaults faults(List<? extends RandomFaults.Target> clients) {
                     return new RandomFaults(server, clients, history, settings.seed(), settings.mix(),
                             settings.sessionTimeout());
@@ -80,8 +91,10 @@ interface ChaosServers extends AutoCloseable {
         // the runs that count lost sessions (a rolling upgrade) would count the kit's own slowness.
         boolean peerFaults = settings.mix().contains(FaultKind.ISOLATE)
                 || settings.mix().contains(FaultKind.PARTITION_PEERS);
+        // Reconfiguration and peer proxies exclude each other (the options refuse both in one run).
+        boolean reconfig = settings.mix().contains(FaultKind.RECONFIGURE);
         ZooKeeperEnsemble.Builder builder = ZooKeeperEnsemble.builder().servers(3).clientProxies(true)
-                .peerProxies(peerFaults).reconfigEnabled(false);
+                .peerProxies(peerFaults).reconfigEnabled(reconfig);
         settings.serverVersion().ifPresent(builder::serverVersion);
         ZooKeeperEnsemble ensemble = builder.build().start();
         return new ChaosServers() {
@@ -94,6 +107,18 @@ interface ChaosServers extends AutoCloseable {
             @Override
             public ClientLink newClientLink() {
                 return ensemble.newClientLink();
+            }
+
+            @Override
+            public LinkAddresses linkAddresses(ClientLink link) {
+                if (!reconfig) {
+                    return LinkAddresses.NONE;
+                }
+                Map<String, String> addresses = new LinkedHashMap<>();
+                for (int id : ensemble.serverIds()) {
+                    addresses.put("127.0.0.1:" + ensemble.clientPort(id), link.connectString(id));
+                }
+                return new LinkAddresses(addresses);
             }
 
             @Override

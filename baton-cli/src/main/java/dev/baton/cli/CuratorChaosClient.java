@@ -3,6 +3,7 @@ package dev.baton.cli;
 import dev.baton.testing.History;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import org.apache.curator.ensemble.EnsembleProvider;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.ExponentialBackoffRetry;
@@ -35,12 +36,13 @@ public final class CuratorChaosClient {
     /** Curator's client, set up as a careful Curator user would: the same timeouts and retries as Baton's. */
     private static final class CuratorLibrary implements ChaosClient.Library<CuratorFramework> {
         @Override
-        public CuratorFramework connect(String connectString, Duration session, History.Recorder recorder)
-                throws Exception {
-            CuratorFramework client = CuratorFrameworkFactory.builder().connectString(connectString)
+        public CuratorFramework connect(String connectString, LinkAddresses links, Duration session,
+                History.Recorder recorder) throws Exception {
+            CuratorFramework client = CuratorFrameworkFactory.builder()
+                    .ensembleProvider(new LinkedEnsemble(connectString, links))
                     .sessionTimeoutMs((int) session.toMillis()).connectionTimeoutMs((int) session.toMillis())
                     .retryPolicy(new ExponentialBackoffRetry(50, 4, 500))
-                    .ensembleTracker(false)
+                    .ensembleTracker(links.follow())
                     .build();
             client.getConnectionStateListenable().addListener((c, state) -> {
                 long sessionId = 0;
@@ -93,5 +95,39 @@ public final class CuratorChaosClient {
             throw new IllegalStateException("gone: " + path);
         }
         return stat.getCzxid();
+    }
+
+    /** Curator's side of {@link LinkAddresses}: the servers through the client's link. */
+    private static final class LinkedEnsemble implements EnsembleProvider {
+        private final LinkAddresses links;
+        private volatile String connectString;
+
+        LinkedEnsemble(String connectString, LinkAddresses links) {
+            this.connectString = connectString;
+            this.links = links;
+        }
+
+        @Override
+        public void start() {
+        }
+
+        @Override
+        public String getConnectionString() {
+            return connectString;
+        }
+
+        @Override
+        public void close() {
+        }
+
+        @Override
+        public void setConnectionString(String servers) {
+            connectString = links.toLinks(servers);
+        }
+
+        @Override
+        public boolean updateServerListEnabled() {
+            return true;
+        }
     }
 }

@@ -69,6 +69,10 @@ class ChaosRunTest {
                 .contains("--server-version 4.1", "on this class path: 3.5, 3.6, 3.7, 3.8, 3.9");
         assertThat(baton("chaos", "--embedded", "--faults", "kill,isolate").err())
                 .contains("--faults isolate needs separate-process servers");
+        assertThat(baton("chaos", "--faults", "reconfigure,partition-peers").err())
+                .contains("--faults reconfigure cannot go with isolate or partition-peers");
+        assertThat(baton("chaos", "--embedded", "--faults", "reconfigure").err())
+                .contains("--faults reconfigure needs separate-process servers");
         assertThat(baton("chaos", "--recipe", "mutex,nope").exitCode()).isEqualTo(2);
         assertThat(baton("chaos", "--duration", "soon").err()).contains("--duration");
         assertThat(baton("chaos", "--clients", "1").err()).contains("--clients must be between 2 and 20");

@@ -12,26 +12,30 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * A chaos run whose one fault is a rolling restart of the three servers, with Curator and Baton clients on the
- * same recipes: every session moves to another server and survives, and nothing breaks.
+ * A chaos run of an operator's faults on the three servers, with Curator and Baton clients on the same recipes: a
+ * server removed by dynamic reconfiguration and added back (the clients follow the ensemble's configuration through
+ * their links), then a rolling restart. Every session moves to another server and survives, and nothing breaks.
  */
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
 @Tag("chaos")
-class RollingRestartChaosRunTest {
+class MaintenanceChaosRunTest {
 
     @Test
-    void aRollingRestartUnderCuratorAndBatonClientsLosesNoBatonSessionAndBreaksNothing() throws Exception {
-        // 1 s of faults starts one rolling restart, which runs to its end; then the quiet spell and the checks.
+    void aReconfigurationAndARollingRestartLoseNoBatonSessionAndBreakNothing() throws Exception {
+        // The seed draws a reconfiguration first (held under 1 s), then a rolling restart, which starts well
+        // within the 15 s of faults and runs past them to its end; then the quiet spell and the checks.
         ChaosRun.Settings settings = new ChaosRun.Settings(List.of(ChaosRecipe.LATCH, ChaosRecipe.MUTEX,
-                ChaosRecipe.SEMAPHORE, ChaosRecipe.QUEUE), Duration.ofSeconds(1), 4, 7321L, Duration.ofSeconds(4),
-                List.of(FaultKind.ROLLING_RESTART), false).withCurator(50);
-        ChaosRuns.Run run = ChaosRuns.run("rolling-restart", settings);
+                ChaosRecipe.SEMAPHORE, ChaosRecipe.QUEUE), Duration.ofSeconds(15), 4, 8232L, Duration.ofSeconds(4),
+                List.of(FaultKind.ROLLING_RESTART, FaultKind.RECONFIGURE), false).withCurator(50);
+        ChaosRuns.Run run = ChaosRuns.run("maintenance", settings);
         ChaosRun.Report report = run.report();
         String text = run.text();
 
-        assertThat(report.faults()).as(text).isEqualTo(Map.of(FaultKind.ROLLING_RESTART, 1));
-        assertThat(text).contains("fault f1 rolling-restart: rolling restart: servers", "fault f1 healed: every server"
-                + " restarted").containsPattern("fault f1 step: server \\d restarted, quorum whole, leader \\d");
+        assertThat(report.faults()).as(text).isEqualTo(Map.of(FaultKind.RECONFIGURE, 1, FaultKind.ROLLING_RESTART, 1));
+        assertThat(text).containsPattern("fault f1 reconfigure: remove server (\\d) from the ensemble \\(reconfig\\)")
+                .containsPattern("fault f1 healed: server \\d added back \\(reconfig\\), members \\[1, 2, 3\\]")
+                .contains("fault f2 rolling-restart: rolling restart: servers", "fault f2 healed: every server"
+                        + " restarted").containsPattern("fault f2 step: server \\d restarted, quorum whole, leader \\d");
         assertThat(report.sessions().counted()).isTrue();
         assertThat(report.sessions().losses()).as(text).allMatch(report::curatorOnly);
         report.verdicts().forEach((recipe, verdict) -> {
