@@ -38,6 +38,14 @@ class ClassicCachesInteropTest {
     @RegisterExtension
     static EmbeddedZooKeeperExtension zk = new EmbeddedZooKeeperExtension();
 
+    /**
+     * After a partition heals, a classic cache may report the change made meanwhile before its
+     * {@code CONNECTION_RECONNECTED}: connection states reach the cache from the client's listener thread, watch
+     * events from ZooKeeper's event thread, and neither library orders the two. Seen twice in full-suite runs under
+     * load (Curator's tree cache reported {@code NODE_UPDATED} first). Both must report the same two events.
+     */
+    private static final String RECONNECTED_AND_CHANGE = "the reconnection and the change made meanwhile";
+
     private final List<AutoCloseable> resources = new ArrayList<>();
     private BatonClient writer;
     private TcpProxy proxy;
@@ -139,8 +147,8 @@ class ClassicCachesInteropTest {
         assertThat(events.next(1, true)).containsExactly("CONNECTION_SUSPENDED ");
         writer.create().forPath("/pcc/d", bytes("d1"));
         proxy.heal();
-        assertThat(events.next(1, true)).containsExactly("CONNECTION_RECONNECTED ");
-        assertThat(events.next(1, true)).containsExactly("CHILD_ADDED /pcc/d=d1");
+        assertThat(events.next(2, false)).as(RECONNECTED_AND_CHANGE)
+                .containsExactlyInAnyOrder("CONNECTION_RECONNECTED ", "CHILD_ADDED /pcc/d=d1");
 
         assertThat(ours.getCurrentData()).extracting(ChildData::getPath)
                 .containsExactlyElementsOf(theirs.getCurrentData().stream().map(d -> d.getPath()).toList());
@@ -226,8 +234,8 @@ class ClassicCachesInteropTest {
         assertThat(events.next(1, true)).containsExactly("CONNECTION_SUSPENDED ");
         writer.setData().forPath("/tree/b", bytes("b3"));
         proxy.heal();
-        assertThat(events.next(1, true)).containsExactly("CONNECTION_RECONNECTED ");
-        assertThat(events.next(1, true)).containsExactly("NODE_UPDATED /tree/b=b3 (was b2)");
+        assertThat(events.next(2, false)).as(RECONNECTED_AND_CHANGE)
+                .containsExactlyInAnyOrder("CONNECTION_RECONNECTED ", "NODE_UPDATED /tree/b=b3 (was b2)");
 
         assertThat(snapshot(ours)).isEqualTo(curatorSnapshot(theirs, "/tree"));
         assertThat(ours.getCurrentChildren("/tree")).containsOnlyKeys(
