@@ -39,9 +39,11 @@ final class ChaosChecks {
             case SEMAPHORE -> List.of(Checkers.atMostHolders(ChaosLockWorkloads.SemaphoreWorkload.MAX_LEASES));
             case LATCH, SELECTOR -> List.of(Checkers.mutualExclusion(), Checkers.fencingTokensIncrease(id),
                     Checkers.liveness(livenessBound, id));
+            case BARRIER, BROKEN_BARRIER -> List.of(Checkers.barrierBlocks());
             case DOUBLE_BARRIER -> List.of(Checkers.barrier(clients));
             case ATOMIC_LONG, ATOMIC_LONG_LOCKED, SHARED_COUNT, BROKEN_COUNTER -> List.of(Checkers.linearizable(id));
             case QUEUE -> List.of(Checkers.queueNothingLost(), Checkers.queueExclusive());
+            case QUEUE_UNLOCKED -> List.of(Checkers.queueEveryItemTaken(), Checkers.queueAtMostOnce());
         };
     }
 
@@ -67,8 +69,8 @@ final class ChaosChecks {
         return switch (recipe) {
             case RWLOCK -> e -> e.name().equals(ChaosLockWorkloads.ReadWriteWorkload.WRITE)
                     || e.name().equals(ChaosLockWorkloads.ReadWriteWorkload.READ);
-            case DOUBLE_BARRIER -> e -> e.name().startsWith(id + "-");
-            case QUEUE -> e -> e.kind().name().startsWith("ITEM_");
+            case BARRIER, BROKEN_BARRIER, DOUBLE_BARRIER -> e -> e.name().startsWith(id + "-");
+            case QUEUE, QUEUE_UNLOCKED -> e -> e.kind().name().startsWith("ITEM_") && e.name().startsWith(id + "/");
             default -> e -> e.name().equals(id);
         };
     }
@@ -136,14 +138,18 @@ final class ChaosChecks {
                     + n.getOrDefault(Kind.LOST, 0) + " losses told";
             case LATCH, SELECTOR -> n.getOrDefault(Kind.BECAME_LEADER, 0) + " leaderships, "
                     + n.getOrDefault(Kind.LOST_LEADERSHIP, 0) + " ended";
+            case BARRIER, BROKEN_BARRIER -> n.getOrDefault(Kind.ACQUIRED, 0) + " barriers raised, "
+                    + n.getOrDefault(Kind.ENTER_RETURNED, 0) + " waits passed, "
+                    + n.getOrDefault(Kind.ENTER_CALLED, 0) + " waits called";
             case DOUBLE_BARRIER -> n.getOrDefault(Kind.ENTER_RETURNED, 0) + " enters passed, "
                     + n.getOrDefault(Kind.LEAVE_RETURNED, 0) + " leaves passed, "
                     + n.getOrDefault(Kind.ENTER_CALLED, 0) + " enters called";
             case ATOMIC_LONG, ATOMIC_LONG_LOCKED, SHARED_COUNT, BROKEN_COUNTER -> n.getOrDefault(Kind.OP_INVOKED, 0)
                     + " operations (" + n.getOrDefault(Kind.OP_OK, 0) + " ok, " + n.getOrDefault(Kind.OP_FAILED, 0)
                     + " failed, " + n.getOrDefault(Kind.OP_UNKNOWN, 0) + " unknown)";
-            case QUEUE -> n.getOrDefault(Kind.ITEM_PUT, 0) + " items put, " + n.getOrDefault(Kind.ITEM_TAKEN, 0)
-                    + " taken, " + n.getOrDefault(Kind.ITEM_DONE, 0) + " done, " + n.getOrDefault(Kind.ITEM_DROPPED, 0)
+            case QUEUE, QUEUE_UNLOCKED -> n.getOrDefault(Kind.ITEM_PUT, 0) + " items put, "
+                    + n.getOrDefault(Kind.ITEM_TAKEN, 0) + " taken, " + n.getOrDefault(Kind.ITEM_DONE, 0) + " done, "
+                    + n.getOrDefault(Kind.ITEM_DROPPED, 0)
                     + " dropped";
         };
     }

@@ -94,12 +94,13 @@ public final class ChaosClient<C> {
             return "";
         });
         driver.on("queue-left", a -> {
+            List<String> left = new ArrayList<>();
             for (ChaosWorkloads.Workload<C> w : chaos.workloads) {
                 if (w instanceof ChaosWorkloads.Queue q) {
-                    return q.leftOver();
+                    left.add(q.leftOver());
                 }
             }
-            return "no queue";
+            return left.isEmpty() ? "no queue" : String.join("; ", left);
         });
         driver.on("stop", a -> {
             chaos.stop();

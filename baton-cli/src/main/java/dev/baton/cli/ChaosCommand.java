@@ -51,9 +51,10 @@ final class ChaosCommand implements Callable<Integer> {
     private CommandSpec spec;
 
     @Option(names = "--recipe", paramLabel = "NAME[,NAME]", defaultValue = "all",
-            description = {"Recipes to run (default: ${DEFAULT-VALUE}): mutex, rwlock, semaphore, latch, selector,",
-                    "double-barrier, atomic-long, atomic-long-locked, shared-count, queue; broken-counter and",
-                    "deaf-mutex are broken on purpose, to see the checkers fail."})
+            description = {"Recipes to run (default: ${DEFAULT-VALUE}): mutex, semaphore-mutex, rwlock, semaphore,",
+                    "latch, selector, barrier, double-barrier, atomic-long, atomic-long-locked, shared-count,",
+                    "queue, queue-unlocked; broken-counter, deaf-mutex and broken-barrier are broken on purpose,",
+                    "to see the checkers fail."})
     private String recipes;
 
     @Option(names = "--duration", paramLabel = "TIME", defaultValue = "10m",
@@ -123,8 +124,8 @@ final class ChaosCommand implements Callable<Integer> {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
         }
         try {
-            ChaosRun.Report report = new ChaosRun(settings, parent.out()).run(historyFile);
-            ChaosRun.print(report, parent.out());
+            ChaosReport report = new ChaosRun(settings, parent.out()).run(historyFile);
+            ChaosReport.print(report, parent.out());
             parent.out().println("replay: baton chaos --recipe " + String.join(",", settings.recipes().stream()
                     .map(ChaosRecipe::id).toList()) + " --duration " + duration + " --clients " + clients
                     + " --seed " + settings.seed() + " --session-timeout " + sessionTimeout + " --faults "

@@ -9,10 +9,12 @@ import dev.baton.recipes.queue.DistributedQueue;
 import dev.baton.recipes.queue.QueueBuilder;
 import dev.baton.recipes.queue.QueueConsumer;
 import dev.baton.state.ConnectionState;
+import org.jspecify.annotations.Nullable;
 
 /**
- * The queue workload of a chaos client: producers and consumers of a distributed queue with a lock path, of either
- * library. See {@link ChaosWorkloads}.
+ * The queue workloads of a chaos client: producers and consumers of a distributed queue, with a lock path (an item
+ * is deleted once consumed: at least once) or without (deleted before: at most once), of either library. See
+ * {@link ChaosWorkloads}.
  */
 final class ChaosQueueWorkloads {
     private ChaosQueueWorkloads() {
@@ -37,16 +39,27 @@ final class ChaosQueueWorkloads {
         void lost();
     }
 
-    /** Makes a queue at a path, with a lock path, delivering to {@code items}. */
+    /** Makes a queue at a path, with a lock path or none (null), delivering to {@code items}. */
     @FunctionalInterface
     interface ItemQueues {
-        ItemQueue create(String path, String lockPath, Items items);
+        ItemQueue create(String path, @Nullable String lockPath, Items items);
+    }
+
+    /**
+     * The client that put an item, from its name ({@code <recipe>/<client>-<n>}, as the workload names them).
+     *
+     * @return the client's name, or the empty string for a name of another shape
+     */
+    static String producerOf(String item) {
+        int slash = item.indexOf('/');
+        int dash = item.lastIndexOf('-');
+        return slash < 0 || dash <= slash ? "" : item.substring(slash + 1, dash);
     }
 
     /** Baton's {@link DistributedQueue}. */
     static ItemQueues baton(BatonClient client) {
         return (path, lockPath, items) -> {
-            DistributedQueue<String> queue = QueueBuilder.builder(client, new QueueConsumer<String>() {
+            QueueBuilder<String> builder = QueueBuilder.builder(client, new QueueConsumer<String>() {
                 @Override
                 public void consumeMessage(String item) throws InterruptedException {
                     items.consume(item);
@@ -58,7 +71,8 @@ final class ChaosQueueWorkloads {
                         items.lost();
                     }
                 }
-            }, Utf8Text.SERIALIZER, path).lockPath(lockPath).putInBackground(false).buildQueue();
+            }, Utf8Text.SERIALIZER, path).putInBackground(false);
+            DistributedQueue<String> queue = (lockPath == null ? builder : builder.lockPath(lockPath)).buildQueue();
             return new ItemQueue() {
                 @Override
                 public void start() throws Exception {
@@ -79,19 +93,23 @@ final class ChaosQueueWorkloads {
     }
 
     /**
-     * {@code queue}: a distributed queue with a lock path; every client puts uniquely named items and consumes. A
-     * put is recorded before it is sent and retried until it succeeds, so every recorded item is in the queue at
-     * least once.
+     * {@code queue}, {@code queue-unlocked}: a distributed queue with a lock path, or without; every client puts
+     * uniquely named items ({@code <recipe>/<client>-<n>}) and consumes. With a lock path a put is recorded before it
+     * is sent and retried until it succeeds, so every recorded item is in the queue at least once. Without one, a
+     * put is sent once and recorded only when it succeeded (an item must not be queued twice, as it would then be
+     * taken twice); a failed put's item may or may not be in the queue.
      */
     static final class QueueWorkload<C> extends Workload<C> implements ChaosWorkloads.Queue {
+        private final boolean locked;
         private final ItemQueue queue;
         private volatile boolean producing = true;
         private String current; // guarded by monitor: the item being consumed and believed
         private int next;
 
-        QueueWorkload(Context<C> ctx, String name, ItemQueues queues) {
+        QueueWorkload(Context<C> ctx, String name, ItemQueues queues, boolean locked) {
             super(ctx, name);
-            this.queue = queues.create(path(name), path(name + "-lock"), new Items() {
+            this.locked = locked;
+            this.queue = queues.create(path(name), locked ? path(name + "-lock") : null, new Items() {
                 @Override
                 public void consume(String item) throws InterruptedException {
                     synchronized (monitor) {
@@ -127,7 +145,12 @@ final class ChaosQueueWorkloads {
                     pause(100, 200);
                     return;
                 }
-                String item = ctx.recorder().client() + "-" + ++next;
+                String item = name + "/" + ctx.recorder().client() + "-" + ++next;
+                if (!locked) {
+                    putOnce(item);
+                    pause(30, 150);
+                    return;
+                }
                 ctx.recorder().itemPut(item);
                 while (true) {
                     try {
@@ -145,6 +168,18 @@ final class ChaosQueueWorkloads {
                 }
                 pause(30, 150);
             });
+        }
+
+        private void putOnce(String item) {
+            try {
+                queue.put(item);
+                ctx.recorder().itemPut(item);
+            } catch (InterruptedException e) {
+                running = false;
+            } catch (Exception e) {
+                ctx.recorder().note("put of " + item + " failed, in the queue or not: " + e);
+                pause(100, 300);
+            }
         }
 
         private void putLastTime(String item) {
@@ -169,7 +204,8 @@ final class ChaosQueueWorkloads {
 
         @Override
         public String leftOver() throws Exception {
-            return "items " + ctx.nodes().children(path(name)) + " locks " + ctx.nodes().children(path(name + "-lock"));
+            return name + ": items " + ctx.nodes().children(path(name))
+                    + (locked ? " locks " + ctx.nodes().children(path(name + "-lock")) : "");
         }
 
         @Override

@@ -9,8 +9,7 @@ import java.util.Set;
 
 /**
  * The recipes {@code baton chaos} runs, by the names users type ({@code --recipe mutex,queue}; {@code all} for
- * every real one). Two deliberately broken variants exist for the checkers' self-test; {@code all} leaves them
- * out.
+ * every real one). Deliberately broken variants exist for the checkers' self-test; {@code all} leaves them out.
  */
 enum ChaosRecipe {
     MUTEX("mutex", false),
@@ -19,15 +18,20 @@ enum ChaosRecipe {
     SEMAPHORE("semaphore", false),
     LATCH("latch", false),
     SELECTOR("selector", false),
+    BARRIER("barrier", false),
     DOUBLE_BARRIER("double-barrier", false),
     ATOMIC_LONG("atomic-long", false),
     ATOMIC_LONG_LOCKED("atomic-long-locked", false),
     SHARED_COUNT("shared-count", false),
     QUEUE("queue", false),
+    /** A distributed queue without a lock path: at most once. */
+    QUEUE_UNLOCKED("queue-unlocked", false),
     /** A counter that writes without a version: loses increments; the linearizability checker must say so. */
     BROKEN_COUNTER("broken-counter", true),
     /** A mutex holder that ignores what its lock tells it (no session check): mutual exclusion must fail. */
-    DEAF_MUTEX("deaf-mutex", true);
+    DEAF_MUTEX("deaf-mutex", true),
+    /** A barrier whose waiters do not wait: the barrier checker must see them pass a standing barrier. */
+    BROKEN_BARRIER("broken-barrier", true);
 
     private final String id;
     private final boolean broken;

@@ -118,136 +118,11 @@ final class ChaosRun {
     }
 
     /**
-     * What a run found.
-     *
-     * @param verdicts per recipe, the checkers run and their violations
-     * @param faults faults injected, by kind
-     * @param counts what was checked: operations, acquisitions, rounds, items, by recipe
-     * @param events how many events the history holds
-     * @param historyFile where the history was written, if it was
-     * @param sessions whether sessions survived, and whether that counts
-     * @param serverVersions each server's version at the end, by server id
-     * @param clients every client's library, by client name
-     * @param successes per recipe, the successful operations ({@link ChaosChecks#success}) of each library
-     * @param retriedByCurator linearizability violations that Baton clients saw but that Curator's writes applied
-     *     twice explain ({@link ChaosChecks#explainedByRetriedCuratorWrites}): Curator's
-     */
-    record Report(Map<ChaosRecipe, Verdict> verdicts, Map<FaultKind, Integer> faults, Map<ChaosRecipe, String> counts,
-            int events, Optional<Path> historyFile, Sessions sessions, Map<Integer, String> serverVersions,
-            Map<String, ClientLibrary> clients, Map<ChaosRecipe, Map<ClientLibrary, Integer>> successes,
-            List<Violation> retriedByCurator) {
-
-        /** Returns every violation: of every recipe, and a lost session when sessions must survive. */
-        List<Violation> violations() {
-            List<Violation> all = new ArrayList<>(verdicts.values().stream().flatMap(v -> v.violations().stream())
-                    .toList());
-            if (sessions.counted()) {
-                all.addAll(sessions.losses());
-            }
-            return all;
-        }
-
-        /**
-         * Returns true when no violation involves a Baton client (the session check included when it counts):
-         * violations among Curator clients only are Curator's, reported but not failing the run.
-         */
-        boolean passed() {
-            return violations().stream().allMatch(this::curatorOnly);
-        }
-
-        /**
-         * Returns the clients a violation involves: those of the events its checker marked and those its message
-         * names or, when there are none (a recipe without a holder after a heal), every client in its window.
-         */
-        Set<String> involved(Violation violation) {
-            Set<String> named = new TreeSet<>();
-            violation.marked().stream().map(Event::client).filter(clients::containsKey).forEach(named::add);
-            for (String client : clients.keySet()) {
-                if (Pattern.compile("(?<![\\w-])" + Pattern.quote(client) + "(?![\\w-])")
-                        .matcher(violation.message()).find()) {
-                    named.add(client);
-                }
-            }
-            if (named.isEmpty()) {
-                violation.window().stream().map(Event::client).filter(clients::containsKey).forEach(named::add);
-            }
-            return named;
-        }
-
-        /**
-         * Returns the clients a violation is blamed on. Two holders of a lock or a leadership at once: the holders
-         * of the older tokens, when each of them lost its session after it took the hold (its node died with it,
-         * which is how the newest holder got the grant: they went on believing). Otherwise every client it
-         * involves.
-         */
-        Set<String> blamed(Violation violation) {
-            Set<String> involved = involved(violation);
-            if (!violation.checker().equals("mutual-exclusion")) {
-                return involved;
-            }
-            Map<String, Event> holds = new LinkedHashMap<>(); // each client's latest hold start
-            for (Event e : violation.marked()) {
-                if ((e.kind() == Kind.ACQUIRED || e.kind() == Kind.BECAME_LEADER) && clients.containsKey(e.client())
-                        && e.token() != History.NO_TOKEN) {
-                    holds.put(e.client(), e);
-                }
-            }
-            long newest = holds.values().stream().mapToLong(Event::token).max().orElse(History.NO_TOKEN);
-            Set<String> stale = new TreeSet<>();
-            for (Event hold : holds.values()) {
-                if (hold.token() == newest) {
-                    continue;
-                }
-                boolean sessionLost = violation.marked().stream().anyMatch(e -> e.client().equals(hold.client())
-                        && e.seq() > hold.seq() && e.kind() == Kind.DISCONNECTED
-                        && (e.detail().contains("LOST") || e.detail().contains("session expired")));
-                if (!sessionLost) {
-                    return involved;
-                }
-                stale.add(hold.client());
-            }
-            return holds.size() >= 2 && !stale.isEmpty() ? stale : involved;
-        }
-
-        /**
-         * Returns true when the violation is Curator's: every client it is blamed on runs Curator (none: false), or
-         * Curator's writes applied twice explain it.
-         */
-        boolean curatorOnly(Violation violation) {
-            Set<String> involved = blamed(violation);
-            return (!involved.isEmpty() && involved.stream().allMatch(c -> clients.get(c) == ClientLibrary.CURATOR))
-                    || retriedByCurator.contains(violation);
-        }
-    }
-
-    /**
-     * The clients' sessions: whether any was lost ({@link Checkers#noSessionLost()}).
-     *
-     * @param clients how many client processes ran
-     * @param losses one violation per session lost
-     * @param counted whether a loss fails the run: no fault kind of the run ends sessions by design
-     */
-    record Sessions(int clients, List<Violation> losses, boolean counted) {
-    }
-
-    /**
-     * One recipe's checkers and what they found.
-     *
-     * @param checkers the names of the checkers run
-     * @param violations what they found
-     */
-    record Verdict(List<String> checkers, List<Violation> violations) {
-    }
-
-    /**
      * A system property whose value (space-separated) is added to each client JVM's arguments, e.g.
      * {@code -Dorg.slf4j.simpleLogger.log.dev.baton.recipes.queue=debug} to see a recipe's decisions in the logs
      * kept next to the history.
      */
     static final String CLIENT_JVM_ARGS = "baton.chaos.clientJvmArgs";
-
-    /** How many violations of each kind (involving Baton, Curator's only) the verdict shows in full. */
-    private static final int SHOWN = 10;
 
     private final Settings settings;
     private final PrintStream out;
@@ -264,7 +139,7 @@ final class ChaosRun {
         return settings.sessionTimeout().plusSeconds(10);
     }
 
-    Report run(Path historyFile) throws InterruptedException {
+    ChaosReport run(Path historyFile) throws InterruptedException {
         int onCurator = ClientLibrary.onCurator(settings.clients(), settings.curatorPercent());
         say("chaos: " + ids(settings.recipes()) + ", " + settings.clients() + " client processes"
                 + (onCurator > 0 ? " (" + onCurator + " on Apache Curator)" : "") + ", "
@@ -394,7 +269,7 @@ final class ChaosRun {
         }
         Map<String, ClientLibrary> libraries = new LinkedHashMap<>();
         clients.forEach(c -> libraries.put(c.name, c.library));
-        Map<ChaosRecipe, Verdict> verdicts = new LinkedHashMap<>();
+        Map<ChaosRecipe, ChaosReport.Verdict> verdicts = new LinkedHashMap<>();
         Map<ChaosRecipe, String> counts = new LinkedHashMap<>();
         Map<ChaosRecipe, Map<ClientLibrary, Integer>> successes = new LinkedHashMap<>();
         List<Violation> retriedByCurator = new ArrayList<>();
@@ -408,17 +283,18 @@ final class ChaosRun {
                     && ChaosChecks.explainedByRetriedCuratorWrites(recipe, mine, libraries)) {
                 retriedByCurator.addAll(violations.stream().filter(v -> v.checker().equals("linearizable")).toList());
             }
-            verdicts.put(recipe, new Verdict(checkers.stream().map(HistoryChecker::name).toList(), violations));
+            verdicts.put(recipe, new ChaosReport.Verdict(checkers.stream().map(HistoryChecker::name).toList(),
+                    violations));
             counts.put(recipe, ChaosChecks.count(recipe, mine));
             Map<ClientLibrary, Integer> byLibrary = new EnumMap<>(ClientLibrary.class);
             mine.stream().filter(ChaosChecks::success).map(e -> libraries.get(e.client()))
                     .filter(Objects::nonNull).forEach(l -> byLibrary.merge(l, 1, Integer::sum));
             successes.put(recipe, byLibrary);
         }
-        Sessions sessions = new Sessions(settings.clients(), Checkers.noSessionLost().check(events),
-                settings.sessionsMustSurvive());
-        return new Report(verdicts, faultCounts, counts, events.size(), written, sessions, serverVersions, libraries,
-                successes, retriedByCurator);
+        ChaosReport.Sessions sessions = new ChaosReport.Sessions(settings.clients(),
+                Checkers.noSessionLost().check(events), settings.sessionsMustSurvive());
+        return new ChaosReport(verdicts, faultCounts, counts, events.size(), written, sessions, serverVersions,
+                libraries, successes, retriedByCurator);
     }
 
     /** Says how far the run is, every minute, until {@code ticker} is shut down with the run. */
@@ -473,11 +349,16 @@ final class ChaosRun {
         return new Client(name, library, link, driver);
     }
 
-    /** Waits until every item put was consumed to the end, up to a minute (the checker reports what is missing). */
+    /**
+     * Waits until every item put was consumed to the end (without a lock path: taken), up to a minute (the checker
+     * reports what is missing).
+     */
     private boolean awaitQueueDrained() throws InterruptedException {
-        if (!settings.recipes().contains(ChaosRecipe.QUEUE)) {
+        if (!settings.recipes().contains(ChaosRecipe.QUEUE)
+                && !settings.recipes().contains(ChaosRecipe.QUEUE_UNLOCKED)) {
             return true;
         }
+        String takenIsEnough = ChaosRecipe.QUEUE_UNLOCKED.id() + "/";
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (System.nanoTime() < deadline) {
             Set<String> open = new HashSet<>();
@@ -487,7 +368,8 @@ final class ChaosRun {
                 }
             }
             for (Event e : history.events()) {
-                if (e.kind() == Kind.ITEM_DONE) {
+                boolean taken = e.kind() == Kind.ITEM_TAKEN && e.name().startsWith(takenIsEnough);
+                if (e.kind() == Kind.ITEM_DONE || taken) {
                     open.remove(e.name());
                 }
             }
@@ -497,76 +379,6 @@ final class ChaosRun {
             Thread.sleep(500); // polling the history; the checker decides
         }
         return false;
-    }
-
-    /** Prints the report: each recipe's verdict and counts, the faults by kind, the violations. */
-    static void print(Report report, PrintStream out) {
-        out.println();
-        out.println("== verdict ==");
-        report.verdicts().forEach((recipe, verdict) -> out.printf(Locale.ROOT, "%-20s %-5s %-70s %s%n",
-                recipe.id(), verdict.violations().isEmpty() ? "PASS"
-                        : verdict.violations().stream().allMatch(report::curatorOnly) ? "PASS*" : "FAIL",
-                String.join(", ", verdict.checkers()), report.counts().get(recipe) + bySuccess(report, recipe)));
-        Sessions sessions = report.sessions();
-        out.printf(Locale.ROOT, "%-20s %-5s %-70s %s%n", "sessions", !sessions.counted() ? "-"
-                : sessions.losses().isEmpty() ? "PASS" : "FAIL", "no-session-lost" + (sessions.counted() ? ""
-                        : " (not counted: faults end sessions)"),
-                sessions.losses().size() + " lost, " + sessions.clients() + " clients");
-        int total = report.faults().values().stream().mapToInt(Integer::intValue).sum();
-        StringBuilder kinds = new StringBuilder();
-        report.faults().forEach((k, v) -> kinds.append(kinds.length() == 0 ? "" : ", ")
-                .append(k.name().toLowerCase(Locale.ROOT).replace('_', '-')).append(' ').append(v));
-        out.println("faults: " + total + " (" + kinds + ")");
-        StringBuilder versions = new StringBuilder();
-        report.serverVersions().forEach((id, v) -> versions.append(versions.length() == 0 ? "" : ", ")
-                .append(id).append('=').append(v));
-        out.println("servers (srvr): " + versions);
-
-        out.println("events checked: " + report.events());
-        report.historyFile().ifPresent(f -> out.println("history: " + f.toAbsolutePath()));
-        out.println("clients: " + String.join(", ", report.clients().keySet()));
-        List<Violation> violations = report.violations();
-        List<Violation> curatorOnly = violations.stream().filter(report::curatorOnly).toList();
-        List<Violation> withBaton = violations.stream().filter(v -> !report.curatorOnly(v)).toList();
-        if (violations.isEmpty()) {
-            out.println("0 violations");
-            return;
-        }
-        if (!withBaton.isEmpty()) {
-            out.println("== " + withBaton.size() + " violation(s) involving a Baton client ==");
-            printBlamed(withBaton, report, out);
-        }
-        if (!curatorOnly.isEmpty()) {
-            out.println("== " + curatorOnly.size() + " violation(s) of Curator's (PASS*: among Curator clients only,"
-                    + " or explained by Curator writes applied twice; not failing the run) ==");
-            printBlamed(curatorOnly, report, out);
-        }
-    }
-
-    /** The successes of each library, for a mixed run; empty otherwise. */
-    private static String bySuccess(Report report, ChaosRecipe recipe) {
-        if (!report.clients().containsValue(ClientLibrary.CURATOR)) {
-            return "";
-        }
-        Map<ClientLibrary, Integer> n = report.successes().getOrDefault(recipe, Map.of());
-        return "; successes: baton " + n.getOrDefault(ClientLibrary.BATON, 0) + ", curator "
-                + n.getOrDefault(ClientLibrary.CURATOR, 0);
-    }
-
-    /** Prints the first {@value #SHOWN} violations with the clients each involves, and how many more there are. */
-    private static void printBlamed(List<Violation> violations, Report report, PrintStream out) {
-        List<Violation> shown = violations.subList(0, Math.min(SHOWN, violations.size()));
-        out.println(Checkers.describe(shown, report.events()));
-        for (Violation v : shown) {
-            Set<String> blamed = report.blamed(v);
-            out.println("  [" + v.checker() + "] involves " + String.join(", ", report.involved(v))
-                    + (report.retriedByCurator().contains(v) ? "; explained by Curator writes applied twice"
-                            : blamed.equals(report.involved(v)) ? "" : "; blamed on " + String.join(", ", blamed)
-                                    + ", whose session ended under an older hold they still believed"));
-        }
-        if (violations.size() > SHOWN) {
-            out.println("  ... and " + (violations.size() - SHOWN) + " more");
-        }
     }
 
     private void say(String line) {

@@ -191,13 +191,18 @@ final class ChaosWorkloads {
                     ChaosLeaderWorkloads.batonLatches(client));
             case SELECTOR -> new ChaosLeaderWorkloads.SelectorWorkload<>(ctx, name,
                     ChaosLeaderWorkloads.batonSelectors(client));
+            case BARRIER -> new ChaosBarrierWorkloads.GateWorkload<>(ctx, name,
+                    ChaosBarrierWorkloads.batonGates(client));
+            case BROKEN_BARRIER -> new ChaosBarrierWorkloads.GateWorkload<>(ctx, name,
+                    ChaosBarrierWorkloads.brokenGates(ChaosBarrierWorkloads.batonGates(client)));
             case DOUBLE_BARRIER -> new ChaosBarrierWorkloads.DoubleBarrierWorkload<>(ctx, name,
                     ChaosBarrierWorkloads.baton(client));
             case ATOMIC_LONG, ATOMIC_LONG_LOCKED -> new ChaosCounterWorkloads.AtomicLongWorkload<>(ctx, name,
                     ChaosCounterWorkloads.batonAtomicLongs(client), recipe == ChaosRecipe.ATOMIC_LONG_LOCKED);
             case SHARED_COUNT -> new ChaosCounterWorkloads.SharedCountWorkload<>(ctx, name,
                     ChaosCounterWorkloads.batonSharedCount(client, pathOf(name)));
-            case QUEUE -> new ChaosQueueWorkloads.QueueWorkload<>(ctx, name, ChaosQueueWorkloads.baton(client));
+            case QUEUE, QUEUE_UNLOCKED -> new ChaosQueueWorkloads.QueueWorkload<>(ctx, name,
+                    ChaosQueueWorkloads.baton(client), recipe == ChaosRecipe.QUEUE);
             case BROKEN_COUNTER -> new ChaosCounterWorkloads.BrokenCounterWorkload<>(ctx, name);
             case DEAF_MUTEX -> new ChaosLockWorkloads.MutexWorkload(ctx, name,
                     new InterProcessMutex(ctx.client(), pathOf(name)), true);

@@ -1,6 +1,8 @@
 package dev.baton.cli;
 
 import dev.baton.cli.ChaosBarrierWorkloads.RoundBarrier;
+import dev.baton.cli.ChaosBarrierWorkloads.Gate;
+import dev.baton.cli.ChaosBarrierWorkloads.Gates;
 import dev.baton.cli.ChaosBarrierWorkloads.RoundBarriers;
 import dev.baton.cli.ChaosCounterWorkloads.AtomicLong;
 import dev.baton.cli.ChaosCounterWorkloads.AtomicLongs;
@@ -19,6 +21,7 @@ import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.recipes.atomic.AtomicValue;
 import org.apache.curator.framework.recipes.atomic.DistributedAtomicLong;
 import org.apache.curator.framework.recipes.atomic.PromotedToLock;
+import org.apache.curator.framework.recipes.barriers.DistributedBarrier;
 import org.apache.curator.framework.recipes.barriers.DistributedDoubleBarrier;
 import org.apache.curator.framework.recipes.leader.CancelLeadershipException;
 import org.apache.curator.framework.recipes.leader.LeaderLatch;
@@ -154,6 +157,14 @@ final class CuratorRecipes {
     }
 
     /** Curator's {@link DistributedDoubleBarrier}. */
+    static Gates gates(CuratorFramework client) {
+        return path -> {
+            DistributedBarrier barrier = new DistributedBarrier(client, path);
+            return new Gate(barrier::setBarrier, barrier::removeBarrier,
+                    ms -> barrier.waitOnBarrier(ms, TimeUnit.MILLISECONDS));
+        };
+    }
+
     static RoundBarriers barriers(CuratorFramework client) {
         return (path, members) -> {
             DistributedDoubleBarrier barrier = new DistributedDoubleBarrier(client, path, members);
@@ -242,7 +253,7 @@ final class CuratorRecipes {
     /** Curator's {@link DistributedQueue}, items in UTF-8 as Baton's. */
     static ItemQueues queues(CuratorFramework client) {
         return (path, lockPath, items) -> {
-            DistributedQueue<String> queue = QueueBuilder.builder(client, new QueueConsumer<String>() {
+            QueueBuilder<String> builder = QueueBuilder.builder(client, new QueueConsumer<String>() {
                 @Override
                 public void consumeMessage(String item) throws InterruptedException {
                     items.consume(item);
@@ -254,7 +265,8 @@ final class CuratorRecipes {
                         items.lost();
                     }
                 }
-            }, UTF8, path).lockPath(lockPath).putInBackground(false).buildQueue();
+            }, UTF8, path).putInBackground(false);
+            DistributedQueue<String> queue = (lockPath == null ? builder : builder.lockPath(lockPath)).buildQueue();
             return new ItemQueue() {
                 @Override
                 public void start() throws Exception {

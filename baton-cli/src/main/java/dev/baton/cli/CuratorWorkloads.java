@@ -57,13 +57,17 @@ final class CuratorWorkloads {
             case SEMAPHORE -> new SemaphoreWorkload(ctx, name);
             case LATCH -> new ChaosLeaderWorkloads.LatchWorkload<>(ctx, name, CuratorRecipes.latches(client));
             case SELECTOR -> new ChaosLeaderWorkloads.SelectorWorkload<>(ctx, name, CuratorRecipes.selectors(client));
+            case BARRIER -> new ChaosBarrierWorkloads.GateWorkload<>(ctx, name, CuratorRecipes.gates(client));
+            case BROKEN_BARRIER -> new ChaosBarrierWorkloads.GateWorkload<>(ctx, name,
+                    ChaosBarrierWorkloads.brokenGates(CuratorRecipes.gates(client)));
             case DOUBLE_BARRIER -> new ChaosBarrierWorkloads.DoubleBarrierWorkload<>(ctx, name,
                     CuratorRecipes.barriers(client));
             case ATOMIC_LONG, ATOMIC_LONG_LOCKED -> new ChaosCounterWorkloads.AtomicLongWorkload<>(ctx, name,
                     CuratorRecipes.atomicLongs(client), recipe == ChaosRecipe.ATOMIC_LONG_LOCKED);
             case SHARED_COUNT -> new ChaosCounterWorkloads.SharedCountWorkload<>(ctx, name,
                     CuratorRecipes.sharedCount(client, ChaosWorkloads.pathOf(name)));
-            case QUEUE -> new ChaosQueueWorkloads.QueueWorkload<>(ctx, name, CuratorRecipes.queues(client));
+            case QUEUE, QUEUE_UNLOCKED -> new ChaosQueueWorkloads.QueueWorkload<>(ctx, name,
+                    CuratorRecipes.queues(client), recipe == ChaosRecipe.QUEUE);
             case BROKEN_COUNTER -> new ChaosCounterWorkloads.BrokenCounterWorkload<>(ctx, name);
         };
     }

@@ -51,8 +51,8 @@ class ChaosMixTest {
         clients.put("c2-curator", CURATOR);
         clients.put("c4-curator", CURATOR);
         clients.put("c11-baton", BATON);
-        ChaosRun.Report report = new ChaosRun.Report(Map.of(), Map.of(), Map.of(), 0, Optional.empty(),
-                new ChaosRun.Sessions(4, List.of(), false), Map.of(), clients, Map.of(), List.of());
+        ChaosReport report = new ChaosReport(Map.of(), Map.of(), Map.of(), 0, Optional.empty(),
+                new ChaosReport.Sessions(4, List.of(), false), Map.of(), clients, Map.of(), List.of());
 
         Violation curators = violation("lock 'mutex' has 2 holders: c2-curator, c4-curator");
         Violation mixed = violation("lock 'mutex' has 2 holders: c4-curator, c11-baton");
@@ -70,8 +70,8 @@ class ChaosMixTest {
     @Test
     void twoHoldersAreBlamedOnTheOlderHolderWhenItsSessionEndedUnderItsHold() {
         Map<String, ClientLibrary> clients = Map.of("c1-baton", BATON, "c2-curator", CURATOR);
-        ChaosRun.Report report = new ChaosRun.Report(Map.of(), Map.of(), Map.of(), 0, Optional.empty(),
-                new ChaosRun.Sessions(2, List.of(), false), Map.of(), clients, Map.of(), List.of());
+        ChaosReport report = new ChaosReport(Map.of(), Map.of(), Map.of(), 0, Optional.empty(),
+                new ChaosReport.Sessions(2, List.of(), false), Map.of(), clients, Map.of(), List.of());
         Event curatorHolds = event(1, "c2-curator", Kind.ACQUIRED, 10, "");
         Event curatorLost = event(2, "c2-curator", Kind.DISCONNECTED, History.NO_TOKEN, "LOST");
         Event batonHolds = event(3, "c1-baton", Kind.ACQUIRED, 20, "");

@@ -31,7 +31,7 @@ class ChaosRunTest {
         ChaosRun.Settings settings = new ChaosRun.Settings(recipes, Duration.ofSeconds(30), 3, 8197L,
                 Duration.ofSeconds(4), ChaosRuns.RANDOM_KINDS, false);
         ChaosRuns.Run run = ChaosRuns.run("ensemble", settings);
-        ChaosRun.Report report = run.report();
+        ChaosReport report = run.report();
         String text = run.text();
         // How many of the drawn faults fit the 30 s depends on how fast servers restart on this machine (a
         // loaded one took 14 s for one restart): the first three always do.

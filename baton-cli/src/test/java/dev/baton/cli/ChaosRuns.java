@@ -29,7 +29,7 @@ final class ChaosRuns {
     }
 
     /** A finished run: its report and everything it printed, verdict included. */
-    record Run(ChaosRun.Report report, String text) {
+    record Run(ChaosReport report, String text) {
     }
 
     /**
@@ -39,8 +39,8 @@ final class ChaosRuns {
     static Run run(String name, ChaosRun.Settings settings) throws InterruptedException {
         ByteArrayOutputStream captured = new ByteArrayOutputStream();
         PrintStream out = new PrintStream(new Tee(System.out, captured), true, UTF_8);
-        ChaosRun.Report report = new ChaosRun(settings, out).run(Path.of("target", "chaos", name + ".history"));
-        ChaosRun.print(report, out);
+        ChaosReport report = new ChaosRun(settings, out).run(Path.of("target", "chaos", name + ".history"));
+        ChaosReport.print(report, out);
         return new Run(report, captured.toString(UTF_8));
     }
 

@@ -32,7 +32,7 @@ class EmbeddedChaosRunTest {
                 ChaosRecipe.BROKEN_COUNTER, ChaosRecipe.DEAF_MUTEX), Duration.ofSeconds(20), 2, 4242L,
                 Duration.ofSeconds(4), mix, true).withCurator(50);
         ChaosRuns.Run run = ChaosRuns.run("embedded", settings);
-        ChaosRun.Report report = run.report();
+        ChaosReport report = run.report();
         String text = run.text();
         assertThat(text).contains("1 embedded server", "embedded server up: 127.0.0.1:");
         assertThat(report.faults()).as(text).isNotEmpty();

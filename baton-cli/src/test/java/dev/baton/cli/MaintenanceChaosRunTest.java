@@ -28,7 +28,7 @@ class MaintenanceChaosRunTest {
                 ChaosRecipe.SEMAPHORE, ChaosRecipe.QUEUE), Duration.ofSeconds(15), 4, 8232L, Duration.ofSeconds(4),
                 List.of(FaultKind.ROLLING_RESTART, FaultKind.RECONFIGURE), false).withCurator(50);
         ChaosRuns.Run run = ChaosRuns.run("maintenance", settings);
-        ChaosRun.Report report = run.report();
+        ChaosReport report = run.report();
         String text = run.text();
 
         assertThat(report.faults()).as(text).isEqualTo(Map.of(FaultKind.RECONFIGURE, 1, FaultKind.ROLLING_RESTART, 1));

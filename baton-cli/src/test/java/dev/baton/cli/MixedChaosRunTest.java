@@ -25,10 +25,11 @@ class MixedChaosRunTest {
         // Two clients of each library on one embedded server, every recipe on the same znodes.
         List<ChaosRecipe> recipes = new ArrayList<>(ChaosRecipe.parseList("all"));
         recipes.add(ChaosRecipe.BROKEN_COUNTER);
+        recipes.add(ChaosRecipe.BROKEN_BARRIER);
         ChaosRun.Settings settings = new ChaosRun.Settings(recipes, Duration.ofSeconds(20), 4, 6151L,
                 Duration.ofSeconds(4), ChaosRuns.EMBEDDED_KINDS, true).withCurator(50);
         ChaosRuns.Run run = ChaosRuns.run("mixed", settings);
-        ChaosRun.Report report = run.report();
+        ChaosReport report = run.report();
         String text = run.text();
         assertThat(report.clients()).as(text).containsExactly(Map.entry("c1-baton", ClientLibrary.BATON),
                 Map.entry("c2-curator", ClientLibrary.CURATOR), Map.entry("c3-baton", ClientLibrary.BATON),

@@ -25,7 +25,7 @@ class UpgradeChaosRunTest {
                 ChaosRecipe.QUEUE), Duration.ofSeconds(1), 3, 2938L, Duration.ofSeconds(4),
                 List.of(FaultKind.ROLLING_UPGRADE), false, Optional.of("3.8"), Optional.of("3.9"), 0);
         ChaosRuns.Run run = ChaosRuns.run("upgrade", settings);
-        ChaosRun.Report report = run.report();
+        ChaosReport report = run.report();
         String text = run.text();
         assertThat(text).contains("ZooKeeper 3.8.6", "rolling upgrade 3.8.6 -> 3.9.5",
                 "fault f1 healed: every server on 3.9.5");

@@ -207,6 +207,20 @@ public final class Checkers {
     }
 
     /**
+     * Barrier (a single gate, lowered by whoever raised it): no waiter passes a barrier while it stands. A barrier
+     * name is raised by its {@code ACQUIRED} (record it once the barrier exists) and lowered by its
+     * {@code RELEASED} (record it before the removal is sent); a waiter records {@code ENTER_CALLED} before it
+     * waits and {@code ENTER_RETURNED} once the wait passed (not on a timeout). A wait that began after the raise
+     * and passed before the lowering is a violation (window: the raise to the pass; marked: the waiter's two
+     * events, so the waiter alone is in it, the raiser only named).
+     *
+     * @return the checker, named {@code "barrier-blocks"}
+     */
+    public static HistoryChecker barrierBlocks() {
+        return new BarrierBlockChecker();
+    }
+
+    /**
      * Queue: nothing lost. Every queue item put ({@code ITEM_PUT}, one name per item) is consumed to the end
      * ({@code ITEM_DONE}) at least once by the end of the history, and nobody takes ({@code ITEM_TAKEN}) an item
      * that was not put before. Run it on a history that ends after the consumers had time to drain the queue.
@@ -216,6 +230,19 @@ public final class Checkers {
      */
     public static HistoryChecker queueNothingLost() {
         return new QueueChecker(QueueChecker.Property.NOTHING_LOST);
+    }
+
+    /**
+     * Queue without a lock path: nothing lost before it was taken. Every queue item put ({@code ITEM_PUT}) is
+     * taken ({@code ITEM_TAKEN}) at least once by the end of the history, before or after its put was recorded
+     * (record a put once it succeeded: an item taken before that is fine). An item taken by a consumer that then
+     * died is gone by design (the queue deleted it when it was taken), so it need not be done. One violation per
+     * item never taken (window: its put).
+     *
+     * @return the checker, named {@code "queue-every-item-taken"}
+     */
+    public static HistoryChecker queueEveryItemTaken() {
+        return new QueueChecker(QueueChecker.Property.EVERY_ITEM_TAKEN);
     }
 
     /**

@@ -9,8 +9,8 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * See {@link Checkers#queueNothingLost()} and {@link Checkers#queueAtMostOnce()}: what happened to each queue
- * item, by name, over the whole history.
+ * See {@link Checkers#queueNothingLost()}, {@link Checkers#queueEveryItemTaken()} and
+ * {@link Checkers#queueAtMostOnce()}: what happened to each queue item, by name, over the whole history.
  */
 final class QueueChecker implements HistoryChecker {
 
@@ -19,7 +19,9 @@ final class QueueChecker implements HistoryChecker {
         /** Every item put is done at least once; nothing is consumed that was never put. */
         NOTHING_LOST("queue-nothing-lost"),
         /** No item is taken twice. */
-        AT_MOST_ONCE("queue-at-most-once");
+        AT_MOST_ONCE("queue-at-most-once"),
+        /** Every item put is taken at least once (consumed to the end or not). */
+        EVERY_ITEM_TAKEN("queue-every-item-taken");
 
         private final String label;
 
@@ -63,6 +65,14 @@ final class QueueChecker implements HistoryChecker {
                 }
                 case ITEM_DONE -> done.add(e.name());
                 default -> {
+                }
+            }
+        }
+        if (property == Property.EVERY_ITEM_TAKEN) {
+            for (Event p : put.values()) {
+                if (!firstTaken.containsKey(p.name())) {
+                    out.add(Excerpts.violation(name(), "queue item '" + p.name() + "' put by " + p.client() + " at #"
+                            + p.seq() + " was never taken", events, p.seq(), p.seq(), Set.of(p.seq())));
                 }
             }
         }

@@ -268,4 +268,32 @@ class BarrierAndLivenessCheckerTest {
                 .satisfies(v -> assertThat(v.message()).contains("'/idle'"));
         assertThat(Checkers.liveness(Duration.ofSeconds(5), "/never").check(h)).hasSize(1);
     }
+
+    @Test
+    void aWaiterMayPassABarrierOnlyOnceItIsLoweredOrIfItCameBeforeTheRaise() {
+        List<History.Event> fine = new Script()
+                .at(0, "w1", ENTER_CALLED, "gate-1")      // before the raise: passing at once is right
+                .at(1, "w1", ENTER_RETURNED, "gate-1")
+                .at(2, "r", ACQUIRED, "gate-1")
+                .at(3, "w2", ENTER_CALLED, "gate-1")
+                .at(9, "r", RELEASED, "gate-1")
+                .at(10, "w2", ENTER_RETURNED, "gate-1")   // after the lowering began
+                .events();
+        assertThat(Checkers.barrierBlocks().check(fine)).isEmpty();
+    }
+
+    @Test
+    void aWaiterThatPassesAStandingBarrierIsReportedAloneWithTheRaiserNamed() {
+        List<History.Event> h = new Script()
+                .at(0, "r", ACQUIRED, "gate-1")           // #0
+                .at(1, "w", ENTER_CALLED, "gate-1")       // #1
+                .at(2, "w", ENTER_RETURNED, "gate-1")     // #2 the barrier stands
+                .at(5, "r", RELEASED, "gate-1")           // #3
+                .events();
+        assertThat(Checkers.barrierBlocks().check(h)).singleElement().satisfies(v -> {
+            assertThat(v.checker()).isEqualTo("barrier-blocks");
+            assertThat(v.message()).contains("w passed barrier 'gate-1' at #2 while it stood: r raised it at #0");
+            assertThat(v.marked()).extracting(History.Event::client).containsOnly("w");
+        });
+    }
 }

@@ -53,6 +53,21 @@ class QueueCheckersTest {
     }
 
     @Test
+    void withoutALockPathAnItemTakenIsNotLostEvenIfNeverDoneButOneNeverTakenIs() {
+        List<History.Event> h = new Script()
+                .at(0, "a", ITEM_TAKEN, "1")        // #0 taken before its put was recorded: fine
+                .at(1, "p", ITEM_PUT, "1")          // #1
+                .at(2, "p", ITEM_PUT, "2")          // #2 never taken
+                .at(3, "a", ITEM_DROPPED, "1")      // #3 its consumer died: gone by design
+                .events();
+
+        assertThat(Checkers.queueEveryItemTaken().check(h)).singleElement().satisfies(v -> {
+            assertThat(v.checker()).isEqualTo("queue-every-item-taken");
+            assertThat(v.message()).contains("'2' put by p at #2 was never taken");
+        });
+    }
+
+    @Test
     void anItemTakenThatWasNeverPutIsReported() {
         List<History.Event> h = new Script()
                 .at(0, "a", ITEM_TAKEN, "ghost")

@@ -43,8 +43,10 @@ record FaultRunSettings(Duration duration, long seed, List<FaultKind> mix, int c
         String mixText = System.getProperty("baton.faults.mix", "");
         List<FaultKind> mix = new ArrayList<>();
         if (mixText.isBlank()) {
-            // Not the rolling upgrade: it needs a target line, and these tests run one release.
-            mix.addAll(EnumSet.complementOf(EnumSet.of(FaultKind.PAUSE_CLIENT, FaultKind.ROLLING_UPGRADE)));
+            // Not the rolling upgrade: it needs a target line, and these tests run one release. Not a
+            // reconfiguration: it needs reconfiguration on, which the peer proxies of isolate exclude.
+            mix.addAll(EnumSet.complementOf(EnumSet.of(FaultKind.PAUSE_CLIENT, FaultKind.ROLLING_UPGRADE,
+                    FaultKind.RECONFIGURE)));
         } else {
             Set<FaultKind> kinds = new LinkedHashSet<>();
             for (String s : mixText.split(",")) {

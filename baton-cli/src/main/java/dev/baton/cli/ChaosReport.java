@@ -1,0 +1,251 @@
+package dev.baton.cli;
+
+import dev.baton.testing.Checkers;
+import dev.baton.testing.History;
+import dev.baton.testing.History.Event;
+import dev.baton.testing.History.Kind;
+import dev.baton.testing.RandomFaults.FaultKind;
+import dev.baton.testing.Violation;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Pattern;
+
+/**
+ * What a chaos run found, how each violation is blamed, and the verdict as it is printed.
+ *
+ * @param verdicts per recipe, the checkers run and their violations
+ * @param faults faults injected, by kind
+ * @param counts what was checked: operations, acquisitions, rounds, items, by recipe
+ * @param events how many events the history holds
+ * @param historyFile where the history was written, if it was
+ * @param sessions whether sessions survived, and whether that counts
+ * @param serverVersions each server's version at the end, by server id
+ * @param clients every client's library, by client name
+ * @param successes per recipe, the successful operations ({@link ChaosChecks#success}) of each library
+ * @param retriedByCurator linearizability violations that Baton clients saw but that Curator's writes applied
+ *     twice explain ({@link ChaosChecks#explainedByRetriedCuratorWrites}): Curator's
+ */
+record ChaosReport(Map<ChaosRecipe, Verdict> verdicts, Map<FaultKind, Integer> faults, Map<ChaosRecipe, String> counts,
+        int events, Optional<Path> historyFile, Sessions sessions, Map<Integer, String> serverVersions,
+        Map<String, ClientLibrary> clients, Map<ChaosRecipe, Map<ClientLibrary, Integer>> successes,
+        List<Violation> retriedByCurator) {
+
+    /** Returns every violation: of every recipe, and a lost session when sessions must survive. */
+    List<Violation> violations() {
+        List<Violation> all = new ArrayList<>(verdicts.values().stream().flatMap(v -> v.violations().stream())
+                .toList());
+        if (sessions.counted()) {
+            all.addAll(sessions.losses());
+        }
+        return all;
+    }
+
+    /**
+     * Returns true when no violation involves a Baton client (the session check included when it counts):
+     * violations among Curator clients only are Curator's, reported but not failing the run.
+     */
+    boolean passed() {
+        return violations().stream().allMatch(this::curatorOnly);
+    }
+
+    /**
+     * Returns the clients a violation involves: those of the events its checker marked and those its message
+     * names or, when there are none (a recipe without a holder after a heal), every client in its window.
+     */
+    Set<String> involved(Violation violation) {
+        Set<String> named = new TreeSet<>();
+        violation.marked().stream().map(Event::client).filter(clients::containsKey).forEach(named::add);
+        for (String client : clients.keySet()) {
+            if (Pattern.compile("(?<![\\w-])" + Pattern.quote(client) + "(?![\\w-])")
+                    .matcher(violation.message()).find()) {
+                named.add(client);
+            }
+        }
+        if (named.isEmpty()) {
+            violation.window().stream().map(Event::client).filter(clients::containsKey).forEach(named::add);
+        }
+        return named;
+    }
+
+    /**
+     * The clients a violation is blamed on, and why when that is not every client it involves.
+     *
+     * @param clients the clients blamed
+     * @param why what singles them out; empty when they are every client involved
+     */
+    record Blame(Set<String> clients, String why) {
+    }
+
+    /** Returns the clients a violation is blamed on; see {@link #blame(Violation)}. */
+    Set<String> blamed(Violation violation) {
+        return blame(violation).clients();
+    }
+
+    /**
+     * Blames a violation. Two holders of a lock or a leadership at once: the holders of the older tokens, when
+     * each of them lost its session after it took the hold (its node died with it, which is how the newest holder
+     * got the grant: they went on believing). A waiter that passed a standing barrier: that waiter (the client
+     * that raised the barrier is only named). A queue item taken twice from a queue without a lock path: its
+     * producer when that is a Curator client (Curator's put retries a sequential create whose answer was lost,
+     * which queues the item twice; Baton's puts are never doubled), else the consumers. Otherwise every client it
+     * involves.
+     */
+    Blame blame(Violation violation) {
+        Set<String> involved = involved(violation);
+        switch (violation.checker()) {
+            case "barrier-blocks" -> {
+                return new Blame(new TreeSet<>(violation.marked().stream().map(Event::client)
+                        .filter(clients::containsKey).toList()), "the waiter that passed");
+            }
+            case "queue-at-most-once" -> {
+                String producer = violation.marked().stream().map(e -> ChaosQueueWorkloads.producerOf(e.name()))
+                        .filter(c -> clients.get(c) == ClientLibrary.CURATOR).findFirst().orElse("");
+                return producer.isEmpty() ? new Blame(involved, "")
+                        : new Blame(Set.of(producer), "the item's producer, whose put may have queued it twice");
+            }
+            case "mutual-exclusion" -> {
+                return staleHolders(violation, involved);
+            }
+            default -> {
+                return new Blame(involved, "");
+            }
+        }
+    }
+
+    private Blame staleHolders(Violation violation, Set<String> involved) {
+        Map<String, Event> holds = new LinkedHashMap<>(); // each client's latest hold start
+        for (Event e : violation.marked()) {
+            if ((e.kind() == Kind.ACQUIRED || e.kind() == Kind.BECAME_LEADER) && clients.containsKey(e.client())
+                    && e.token() != History.NO_TOKEN) {
+                holds.put(e.client(), e);
+            }
+        }
+        long newest = holds.values().stream().mapToLong(Event::token).max().orElse(History.NO_TOKEN);
+        Set<String> stale = new TreeSet<>();
+        for (Event hold : holds.values()) {
+            if (hold.token() == newest) {
+                continue;
+            }
+            boolean sessionLost = violation.marked().stream().anyMatch(e -> e.client().equals(hold.client())
+                    && e.seq() > hold.seq() && e.kind() == Kind.DISCONNECTED
+                    && (e.detail().contains("LOST") || e.detail().contains("session expired")));
+            if (!sessionLost) {
+                return new Blame(involved, "");
+            }
+            stale.add(hold.client());
+        }
+        return holds.size() >= 2 && !stale.isEmpty()
+                ? new Blame(stale, "whose session ended under an older hold they still believed")
+                : new Blame(involved, "");
+    }
+
+    /**
+     * Returns true when the violation is Curator's: every client it is blamed on runs Curator (none: false), or
+     * Curator's writes applied twice explain it.
+     */
+    boolean curatorOnly(Violation violation) {
+        Set<String> involved = blamed(violation);
+        return (!involved.isEmpty() && involved.stream().allMatch(c -> clients.get(c) == ClientLibrary.CURATOR))
+                || retriedByCurator.contains(violation);
+    }
+
+    /** How many violations of each kind (involving Baton, Curator's only) the verdict shows in full. */
+    private static final int SHOWN = 10;
+
+    /** Prints the report: each recipe's verdict and counts, the faults by kind, the violations. */
+    static void print(ChaosReport report, PrintStream out) {
+        out.println();
+        out.println("== verdict ==");
+        report.verdicts().forEach((recipe, verdict) -> out.printf(Locale.ROOT, "%-20s %-5s %-70s %s%n",
+                recipe.id(), verdict.violations().isEmpty() ? "PASS"
+                        : verdict.violations().stream().allMatch(report::curatorOnly) ? "PASS*" : "FAIL",
+                String.join(", ", verdict.checkers()), report.counts().get(recipe) + bySuccess(report, recipe)));
+        Sessions sessions = report.sessions();
+        out.printf(Locale.ROOT, "%-20s %-5s %-70s %s%n", "sessions", !sessions.counted() ? "-"
+                : sessions.losses().isEmpty() ? "PASS" : "FAIL", "no-session-lost" + (sessions.counted() ? ""
+                        : " (not counted: faults end sessions)"),
+                sessions.losses().size() + " lost, " + sessions.clients() + " clients");
+        int total = report.faults().values().stream().mapToInt(Integer::intValue).sum();
+        StringBuilder kinds = new StringBuilder();
+        report.faults().forEach((k, v) -> kinds.append(kinds.length() == 0 ? "" : ", ")
+                .append(k.name().toLowerCase(Locale.ROOT).replace('_', '-')).append(' ').append(v));
+        out.println("faults: " + total + " (" + kinds + ")");
+        StringBuilder versions = new StringBuilder();
+        report.serverVersions().forEach((id, v) -> versions.append(versions.length() == 0 ? "" : ", ")
+                .append(id).append('=').append(v));
+        out.println("servers (srvr): " + versions);
+
+        out.println("events checked: " + report.events());
+        report.historyFile().ifPresent(f -> out.println("history: " + f.toAbsolutePath()));
+        out.println("clients: " + String.join(", ", report.clients().keySet()));
+        List<Violation> violations = report.violations();
+        List<Violation> curatorOnly = violations.stream().filter(report::curatorOnly).toList();
+        List<Violation> withBaton = violations.stream().filter(v -> !report.curatorOnly(v)).toList();
+        if (violations.isEmpty()) {
+            out.println("0 violations");
+            return;
+        }
+        if (!withBaton.isEmpty()) {
+            out.println("== " + withBaton.size() + " violation(s) involving a Baton client ==");
+            printBlamed(withBaton, report, out);
+        }
+        if (!curatorOnly.isEmpty()) {
+            out.println("== " + curatorOnly.size() + " violation(s) of Curator's (PASS*: among Curator clients only,"
+                    + " or explained by Curator writes applied twice; not failing the run) ==");
+            printBlamed(curatorOnly, report, out);
+        }
+    }
+
+    /** The successes of each library, for a mixed run; empty otherwise. */
+    private static String bySuccess(ChaosReport report, ChaosRecipe recipe) {
+        if (!report.clients().containsValue(ClientLibrary.CURATOR)) {
+            return "";
+        }
+        Map<ClientLibrary, Integer> n = report.successes().getOrDefault(recipe, Map.of());
+        return "; successes: baton " + n.getOrDefault(ClientLibrary.BATON, 0) + ", curator "
+                + n.getOrDefault(ClientLibrary.CURATOR, 0);
+    }
+
+    /** Prints the first {@value #SHOWN} violations with the clients each involves, and how many more there are. */
+    private static void printBlamed(List<Violation> violations, ChaosReport report, PrintStream out) {
+        List<Violation> shown = violations.subList(0, Math.min(SHOWN, violations.size()));
+        out.println(Checkers.describe(shown, report.events()));
+        for (Violation v : shown) {
+            Blame blame = report.blame(v);
+            out.println("  [" + v.checker() + "] involves " + String.join(", ", report.involved(v))
+                    + (report.retriedByCurator().contains(v) ? "; explained by Curator writes applied twice"
+                            : blame.why().isEmpty() ? "" : "; blamed on " + String.join(", ", blame.clients()) + ", "
+                                    + blame.why()));
+        }
+        if (violations.size() > SHOWN) {
+            out.println("  ... and " + (violations.size() - SHOWN) + " more");
+        }
+    }
+
+    /**
+     * The clients' sessions: whether any was lost ({@link Checkers#noSessionLost()}).
+     *
+     * @param clients how many client processes ran
+     * @param losses one violation per session lost
+     * @param counted whether a loss fails the run: no fault kind of the run ends sessions by design
+     */
+    record Sessions(int clients, List<Violation> losses, boolean counted) {
+    }
+
+    /**
+     * One recipe's checkers and what they found.
+     *
+     * @param checkers the names of the checkers run
+     * @param violations what they found
+     */
+    record Verdict(List<String> checkers, List<Violation> violations) {
+    }
+}
