@@ -57,6 +57,11 @@ class InspectWatchTest {
             Cli.Result result = watch.stop();
             assertThat(result.exitCode()).as(result.toString()).isZero();
             List<String> frames = frames(result.out());
+            // The lock's parent is a container: the server may reap it, empty, before the watch stops.
+            if (frames.size() == 4) {
+                assertThat(frames.get(3)).as(result.out()).contains("/locks/report  (no such node yet)");
+                frames = frames.subList(0, 3);
+            }
             assertThat(frames).as(result.out()).hasSize(3);
             assertThat(frames.get(0)).contains("_c_", "\"alice\"", "[#1 holder (leader)]", "\"bob\"", "[#2 waiting]");
             assertThat(frames.get(1)).contains("\"bob\"", "[#1 holder (leader)]").doesNotContain("\"alice\"");
