@@ -44,6 +44,7 @@ final class ChaosChecks {
             case ATOMIC_LONG, ATOMIC_LONG_LOCKED, SHARED_COUNT, BROKEN_COUNTER -> List.of(Checkers.linearizable(id));
             case QUEUE -> List.of(Checkers.queueNothingLost(), Checkers.queueExclusive());
             case QUEUE_UNLOCKED -> List.of(Checkers.queueEveryItemTaken(), Checkers.queueAtMostOnce());
+            case DISCOVERY -> List.of(Checkers.discoveryFindsLive());
         };
     }
 
@@ -147,6 +148,9 @@ final class ChaosChecks {
             case ATOMIC_LONG, ATOMIC_LONG_LOCKED, SHARED_COUNT, BROKEN_COUNTER -> n.getOrDefault(Kind.OP_INVOKED, 0)
                     + " operations (" + n.getOrDefault(Kind.OP_OK, 0) + " ok, " + n.getOrDefault(Kind.OP_FAILED, 0)
                     + " failed, " + n.getOrDefault(Kind.OP_UNKNOWN, 0) + " unknown)";
+            case DISCOVERY -> n.getOrDefault(Kind.OP_OK, 0) + " queries answered ("
+                    + n.getOrDefault(Kind.OP_FAILED, 0) + " failed), " + n.getOrDefault(Kind.ACQUIRED, 0)
+                    + " registrations confirmed";
             case QUEUE, QUEUE_UNLOCKED -> n.getOrDefault(Kind.ITEM_PUT, 0) + " items put, "
                     + n.getOrDefault(Kind.ITEM_TAKEN, 0) + " taken, " + n.getOrDefault(Kind.ITEM_DONE, 0) + " done, "
                     + n.getOrDefault(Kind.ITEM_DROPPED, 0)

@@ -26,6 +26,7 @@ enum ChaosRecipe {
     QUEUE("queue", false),
     /** A distributed queue without a lock path: at most once. */
     QUEUE_UNLOCKED("queue-unlocked", false),
+    DISCOVERY("discovery", false),
     /** A counter that writes without a version: loses increments; the linearizability checker must say so. */
     BROKEN_COUNTER("broken-counter", true),
     /** A mutex holder that ignores what its lock tells it (no session check): mutual exclusion must fail. */

@@ -38,22 +38,40 @@ record ChaosReport(Map<ChaosRecipe, Verdict> verdicts, Map<FaultKind, Integer> f
         Map<String, ClientLibrary> clients, Map<ChaosRecipe, Map<ClientLibrary, Integer>> successes,
         List<Violation> retriedByCurator) {
 
-    /** Returns every violation: of every recipe, and a lost session when sessions must survive. */
-    List<Violation> violations() {
-        List<Violation> all = new ArrayList<>(verdicts.values().stream().flatMap(v -> v.violations().stream())
-                .toList());
-        if (sessions.counted()) {
-            all.addAll(sessions.losses());
-        }
-        return all;
+    /**
+     * Returns true when no violation fails the run ({@link #failing()}): violations among Curator clients only are
+     * Curator's, reported but not failing it.
+     */
+    boolean passed() {
+        return failing().isEmpty();
     }
 
     /**
-     * Returns true when no violation involves a Baton client (the session check included when it counts):
-     * violations among Curator clients only are Curator's, reported but not failing the run.
+     * Returns the violations that fail the run: those not {@linkplain #curatorOnly Curator's}, and every one of
+     * a broken variant (its code is the runner's, whichever library's client ran it).
      */
-    boolean passed() {
-        return violations().stream().allMatch(this::curatorOnly);
+    List<Violation> failing() {
+        return split(false);
+    }
+
+    /** Returns the violations that are Curator's and do not fail the run. */
+    List<Violation> curators() {
+        return split(true);
+    }
+
+    private List<Violation> split(boolean curators) {
+        List<Violation> out = new ArrayList<>();
+        verdicts.forEach((recipe, verdict) -> verdict.violations().stream()
+                .filter(v -> excused(recipe, v) == curators).forEach(out::add));
+        if (sessions.counted()) {
+            sessions.losses().stream().filter(v -> curatorOnly(v) == curators).forEach(out::add);
+        }
+        return out;
+    }
+
+    /** Whether a violation of {@code recipe} is Curator's: never for a broken variant. */
+    boolean excused(ChaosRecipe recipe, Violation violation) {
+        return !recipe.broken() && curatorOnly(violation);
     }
 
     /**
@@ -166,7 +184,7 @@ record ChaosReport(Map<ChaosRecipe, Verdict> verdicts, Map<FaultKind, Integer> f
         out.println("== verdict ==");
         report.verdicts().forEach((recipe, verdict) -> out.printf(Locale.ROOT, "%-20s %-5s %-70s %s%n",
                 recipe.id(), verdict.violations().isEmpty() ? "PASS"
-                        : verdict.violations().stream().allMatch(report::curatorOnly) ? "PASS*" : "FAIL",
+                        : verdict.violations().stream().allMatch(v -> report.excused(recipe, v)) ? "PASS*" : "FAIL",
                 String.join(", ", verdict.checkers()), report.counts().get(recipe) + bySuccess(report, recipe)));
         Sessions sessions = report.sessions();
         out.printf(Locale.ROOT, "%-20s %-5s %-70s %s%n", "sessions", !sessions.counted() ? "-"
@@ -186,15 +204,14 @@ record ChaosReport(Map<ChaosRecipe, Verdict> verdicts, Map<FaultKind, Integer> f
         out.println("events checked: " + report.events());
         report.historyFile().ifPresent(f -> out.println("history: " + f.toAbsolutePath()));
         out.println("clients: " + String.join(", ", report.clients().keySet()));
-        List<Violation> violations = report.violations();
-        List<Violation> curatorOnly = violations.stream().filter(report::curatorOnly).toList();
-        List<Violation> withBaton = violations.stream().filter(v -> !report.curatorOnly(v)).toList();
-        if (violations.isEmpty()) {
+        List<Violation> curatorOnly = report.curators();
+        List<Violation> withBaton = report.failing();
+        if (curatorOnly.isEmpty() && withBaton.isEmpty()) {
             out.println("0 violations");
             return;
         }
         if (!withBaton.isEmpty()) {
-            out.println("== " + withBaton.size() + " violation(s) involving a Baton client ==");
+            out.println("== " + withBaton.size() + " violation(s) involving a Baton client, or of a broken variant ==");
             printBlamed(withBaton, report, out);
         }
         if (!curatorOnly.isEmpty()) {

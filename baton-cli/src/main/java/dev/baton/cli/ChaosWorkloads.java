@@ -191,6 +191,8 @@ final class ChaosWorkloads {
                     ChaosLeaderWorkloads.batonLatches(client));
             case SELECTOR -> new ChaosLeaderWorkloads.SelectorWorkload<>(ctx, name,
                     ChaosLeaderWorkloads.batonSelectors(client));
+            case DISCOVERY -> new ChaosDiscoveryWorkloads.DiscoveryWorkload<>(ctx, name,
+                    ChaosDiscoveryWorkloads.baton(client));
             case BARRIER -> new ChaosBarrierWorkloads.GateWorkload<>(ctx, name,
                     ChaosBarrierWorkloads.batonGates(client));
             case BROKEN_BARRIER -> new ChaosBarrierWorkloads.GateWorkload<>(ctx, name,

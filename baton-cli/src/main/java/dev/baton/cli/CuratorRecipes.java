@@ -5,6 +5,8 @@ import dev.baton.cli.ChaosBarrierWorkloads.Gate;
 import dev.baton.cli.ChaosBarrierWorkloads.Gates;
 import dev.baton.cli.ChaosBarrierWorkloads.RoundBarriers;
 import dev.baton.cli.ChaosCounterWorkloads.AtomicLong;
+import dev.baton.cli.ChaosDiscoveryWorkloads.Registries;
+import dev.baton.cli.ChaosDiscoveryWorkloads.Registry;
 import dev.baton.cli.ChaosCounterWorkloads.AtomicLongs;
 import dev.baton.cli.ChaosCounterWorkloads.SharedCounter;
 import dev.baton.cli.ChaosLeaderWorkloads.Elections;
@@ -37,6 +39,10 @@ import org.apache.curator.framework.recipes.shared.SharedCount;
 import org.apache.curator.framework.recipes.shared.VersionedValue;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.retry.RetryNTimes;
+import org.apache.curator.x.discovery.ServiceDiscovery;
+import org.apache.curator.x.discovery.ServiceDiscoveryBuilder;
+import org.apache.curator.x.discovery.ServiceInstance;
+import org.apache.curator.x.discovery.details.JsonInstanceSerializer;
 import org.apache.zookeeper.KeeperException;
 
 /**
@@ -157,6 +163,32 @@ final class CuratorRecipes {
     }
 
     /** Curator's {@link DistributedDoubleBarrier}. */
+    static Registries registries(CuratorFramework client) {
+        return basePath -> {
+            ServiceDiscovery<String> discovery = ServiceDiscoveryBuilder.builder(String.class).client(client)
+                    .basePath(basePath).serializer(new JsonInstanceSerializer<>(String.class)).build();
+            discovery.start();
+            return new Registry() {
+                @Override
+                public void register(String id) throws Exception {
+                    discovery.registerService(ServiceInstance.<String>builder().name(ChaosDiscoveryWorkloads.SERVICE)
+                            .id(id).address("127.0.0.1").port(8080).payload(id).build());
+                }
+
+                @Override
+                public List<String> query() throws Exception {
+                    return discovery.queryForInstances(ChaosDiscoveryWorkloads.SERVICE).stream()
+                            .map(ServiceInstance::getId).toList();
+                }
+
+                @Override
+                public void close() throws Exception {
+                    discovery.close();
+                }
+            };
+        };
+    }
+
     static Gates gates(CuratorFramework client) {
         return path -> {
             DistributedBarrier barrier = new DistributedBarrier(client, path);

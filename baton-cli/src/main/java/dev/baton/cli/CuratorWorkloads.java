@@ -58,6 +58,8 @@ final class CuratorWorkloads {
             case LATCH -> new ChaosLeaderWorkloads.LatchWorkload<>(ctx, name, CuratorRecipes.latches(client));
             case SELECTOR -> new ChaosLeaderWorkloads.SelectorWorkload<>(ctx, name, CuratorRecipes.selectors(client));
             case BARRIER -> new ChaosBarrierWorkloads.GateWorkload<>(ctx, name, CuratorRecipes.gates(client));
+            case DISCOVERY -> new ChaosDiscoveryWorkloads.DiscoveryWorkload<>(ctx, name,
+                    CuratorRecipes.registries(client));
             case BROKEN_BARRIER -> new ChaosBarrierWorkloads.GateWorkload<>(ctx, name,
                     ChaosBarrierWorkloads.brokenGates(CuratorRecipes.gates(client)));
             case DOUBLE_BARRIER -> new ChaosBarrierWorkloads.DoubleBarrierWorkload<>(ctx, name,

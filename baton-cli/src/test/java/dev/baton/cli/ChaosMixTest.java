@@ -95,6 +95,48 @@ class ChaosMixTest {
         assertThat(report.curatorOnly(batonStale)).isFalse();
     }
 
+    @Test
+    void aWaiterThatPassedAStandingBarrierIsBlamedAloneAndAnItemTakenTwiceOnItsCuratorProducer() {
+        Map<String, ClientLibrary> clients = Map.of("c1-baton", BATON, "c2-curator", CURATOR, "c3-baton", BATON);
+        ChaosReport report = new ChaosReport(Map.of(), Map.of(), Map.of(), 0, Optional.empty(),
+                new ChaosReport.Sessions(3, List.of(), false), Map.of(), clients, Map.of(), List.of());
+
+        Event waits = new Event(1, 1_000, "c2-curator", Kind.ENTER_CALLED, "barrier-c1-baton-3", History.NO_TOKEN, "");
+        Event passes = new Event(2, 2_000, "c2-curator", Kind.ENTER_RETURNED, "barrier-c1-baton-3", History.NO_TOKEN,
+                "");
+        Violation passed = new Violation("barrier-blocks", "c2-curator passed barrier 'barrier-c1-baton-3' at #2"
+                + " while it stood: c1-baton raised it at #0", List.of(waits, passes), "", List.of(waits, passes));
+        assertThat(report.involved(passed)).containsExactly("c1-baton", "c2-curator");
+        assertThat(report.blame(passed).clients()).containsExactly("c2-curator");
+        assertThat(report.curatorOnly(passed)).isTrue();
+
+        Violation twiceFromCurator = takenTwice("queue-unlocked/c2-curator-7");
+        assertThat(report.involved(twiceFromCurator)).containsExactly("c1-baton", "c3-baton");
+        assertThat(report.blame(twiceFromCurator).clients()).containsExactly("c2-curator");
+        assertThat(report.blame(twiceFromCurator).why()).contains("producer");
+        assertThat(report.curatorOnly(twiceFromCurator)).isTrue();
+        // Baton's puts are never doubled: an item of a Baton producer taken twice is the consumers'.
+        assertThat(report.blame(takenTwice("queue-unlocked/c3-baton-7")).clients())
+                .containsExactly("c1-baton", "c3-baton");
+
+        // A broken variant's violations are never Curator's: its code is the runner's in both libraries' clients.
+        Violation brokenCounter = violation("no order of the operations on broken-counter explains c2-curator");
+        ChaosReport broken = new ChaosReport(Map.of(ChaosRecipe.BROKEN_COUNTER, new ChaosReport.Verdict(
+                List.of("linearizable"), List.of(brokenCounter))), Map.of(), Map.of(), 0, Optional.empty(),
+                new ChaosReport.Sessions(3, List.of(), false), Map.of(), clients, Map.of(), List.of());
+        assertThat(broken.curatorOnly(brokenCounter)).isTrue();
+        assertThat(broken.excused(ChaosRecipe.BROKEN_COUNTER, brokenCounter)).isFalse();
+        assertThat(broken.failing()).containsExactly(brokenCounter);
+        assertThat(broken.passed()).isFalse();
+    }
+
+    private static Violation takenTwice(String item) {
+        Event first = new Event(1, 1_000, "c1-baton", Kind.ITEM_TAKEN, item, History.NO_TOKEN, "");
+        Event second = new Event(2, 2_000, "c3-baton", Kind.ITEM_TAKEN, item, History.NO_TOKEN, "");
+        return new Violation("queue-at-most-once", "queue item '" + item + "' was taken twice: by c1-baton at #1 and"
+                + " by c3-baton at #2", List.of(first, second), "", List.of(first, second));
+    }
+
     private static Violation twoHolders(Event... marked) {
         return new Violation("mutual-exclusion", "lock 'mutex' has 2 holders", List.of(marked), "", List.of(marked));
     }

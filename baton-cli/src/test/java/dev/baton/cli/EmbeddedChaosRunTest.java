@@ -29,7 +29,8 @@ class EmbeddedChaosRunTest {
         mix.add(FaultKind.EXPIRE);
         mix.add(FaultKind.EXPIRE);
         ChaosRun.Settings settings = new ChaosRun.Settings(List.of(ChaosRecipe.MUTEX, ChaosRecipe.ATOMIC_LONG,
-                ChaosRecipe.BROKEN_COUNTER, ChaosRecipe.DEAF_MUTEX), Duration.ofSeconds(20), 2, 4242L,
+                ChaosRecipe.BROKEN_COUNTER, ChaosRecipe.DEAF_MUTEX, ChaosRecipe.BROKEN_BARRIER), Duration.ofSeconds(20),
+                2, 4242L,
                 Duration.ofSeconds(4), mix, true).withCurator(50);
         ChaosRuns.Run run = ChaosRuns.run("embedded", settings);
         ChaosReport report = run.report();

@@ -221,6 +221,25 @@ public final class Checkers {
     }
 
     /**
+     * Service discovery: a query finds every live instance. An instance's owner records {@code ENTER_CALLED}
+     * before it looks for its registration (a sync, then a read) and {@code ACQUIRED} once it saw it there, and
+     * {@code RELEASED} before it unregisters. The {@code ACQUIRED} makes it live only if the owner was in touch
+     * at that {@code ENTER_CALLED} and no {@code DISCONNECTED} or {@code PAUSED} of it came since; either ends its
+     * liveness (its session, and the ephemeral registration, may end unseen). An owner is out of touch from a
+     * {@code DISCONNECTED} or {@code PAUSED} until its next {@code CONNECTED} or {@code RESUMED}, and from a fault's
+     * cut-off ({@link History.Recorder#cutOff}) until one after that fault's {@code FAULT_HEALED}. A reader records each query as an
+     * operation: {@code OP_INVOKED} before it syncs and reads, {@code OP_OK} with the ids found
+     * ({@code "query => a,b"}); the instance ids are the owners' client names. A query must find every owner live
+     * from its invocation to its answer. One violation per instance missed (window: the owner's {@code ACQUIRED}
+     * to the answer; marked: the owner's {@code ACQUIRED} and the query's two events).
+     *
+     * @return the checker, named {@code "discovery-finds-live"}
+     */
+    public static HistoryChecker discoveryFindsLive() {
+        return new DiscoveryChecker();
+    }
+
+    /**
      * Queue: nothing lost. Every queue item put ({@code ITEM_PUT}, one name per item) is consumed to the end
      * ({@code ITEM_DONE}) at least once by the end of the history, and nobody takes ({@code ITEM_TAKEN}) an item
      * that was not put before. Run it on a history that ends after the consumers had time to drain the queue.
@@ -236,8 +255,10 @@ public final class Checkers {
      * Queue without a lock path: nothing lost before it was taken. Every queue item put ({@code ITEM_PUT}) is
      * taken ({@code ITEM_TAKEN}) at least once by the end of the history, before or after its put was recorded
      * (record a put once it succeeded: an item taken before that is fine). An item taken by a consumer that then
-     * died is gone by design (the queue deleted it when it was taken), so it need not be done. One violation per
-     * item never taken (window: its put).
+     * died is gone by design (the queue deleted it when it was taken), so it need not be done. So is an item whose
+     * take removed it but lost its answer, which neither library can tell from a take by another consumer: an
+     * item not taken is excused if any client was {@code DISCONNECTED} after its put. One violation per item
+     * never taken (window: its put).
      *
      * @return the checker, named {@code "queue-every-item-taken"}
      */

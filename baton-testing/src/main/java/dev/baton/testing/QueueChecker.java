@@ -1,6 +1,7 @@
 package dev.baton.testing;
 
 import dev.baton.testing.History.Event;
+import dev.baton.testing.History.Kind;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -20,7 +21,10 @@ final class QueueChecker implements HistoryChecker {
         NOTHING_LOST("queue-nothing-lost"),
         /** No item is taken twice. */
         AT_MOST_ONCE("queue-at-most-once"),
-        /** Every item put is taken at least once (consumed to the end or not). */
+        /**
+         * Every item put is taken at least once (consumed to the end or not), unless a client lost touch after
+         * the put: a take whose answer is lost removes the item untaken.
+         */
         EVERY_ITEM_TAKEN("queue-every-item-taken");
 
         private final String label;
@@ -69,8 +73,10 @@ final class QueueChecker implements HistoryChecker {
             }
         }
         if (property == Property.EVERY_ITEM_TAKEN) {
+            long lastDisconnection = events.stream().filter(e -> e.kind() == Kind.DISCONNECTED)
+                    .mapToLong(Event::seq).max().orElse(-1);
             for (Event p : put.values()) {
-                if (!firstTaken.containsKey(p.name())) {
+                if (!firstTaken.containsKey(p.name()) && p.seq() > lastDisconnection) {
                     out.add(Excerpts.violation(name(), "queue item '" + p.name() + "' put by " + p.client() + " at #"
                             + p.seq() + " was never taken", events, p.seq(), p.seq(), Set.of(p.seq())));
                 }

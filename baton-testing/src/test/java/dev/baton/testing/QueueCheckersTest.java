@@ -68,6 +68,19 @@ class QueueCheckersTest {
     }
 
     @Test
+    void withoutALockPathAnItemNotTakenIsExcusedWhenATakeMayHaveLostItsAnswer() {
+        List<History.Event> h = new Script()
+                .at(0, "p", ITEM_PUT, "1")          // never taken, but a client lost touch after it
+                .at(1, "a", DISCONNECTED)
+                .at(2, "a", CONNECTED)
+                .at(3, "p", ITEM_PUT, "2")          // nobody lost touch after this one
+                .events();
+
+        assertThat(Checkers.queueEveryItemTaken().check(h)).singleElement()
+                .satisfies(v -> assertThat(v.message()).contains("'2'"));
+    }
+
+    @Test
     void anItemTakenThatWasNeverPutIsReported() {
         List<History.Event> h = new Script()
                 .at(0, "a", ITEM_TAKEN, "ghost")
