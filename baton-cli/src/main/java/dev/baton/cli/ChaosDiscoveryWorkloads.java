@@ -11,6 +11,7 @@ import dev.baton.discovery.ServiceInstance;
 import dev.baton.testing.History;
 import java.util.List;
 import org.apache.zookeeper.KeeperException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The service discovery workload of a chaos client, on either library's service discovery: each client registers
@@ -75,7 +76,7 @@ final class ChaosDiscoveryWorkloads {
      */
     static final class DiscoveryWorkload<C> extends Workload<C> {
         private final Registries registries;
-        private volatile Registry registry;
+        private volatile @Nullable Registry registry; // null until started
 
         DiscoveryWorkload(Context<C> ctx, String name, Registries registries) {
             super(ctx, name);
@@ -86,8 +87,9 @@ final class ChaosDiscoveryWorkloads {
         void start() throws Exception {
             String id = ctx.recorder().client();
             String own = path(name) + "/" + SERVICE + "/" + id;
-            registry = registries.open(path(name));
-            registry.register(id);
+            Registry r = registries.open(path(name));
+            registry = r;
+            r.register(id);
             spawn("owner", () -> {
                 try {
                     // Begun, then confirmed: a disconnection recorded in between voids the confirmation.
@@ -107,7 +109,7 @@ final class ChaosDiscoveryWorkloads {
                 ctx.recorder().invoked(name, "query");
                 try {
                     ctx.nodes().sync(path(name));
-                    List<String> found = registry.query().stream().sorted().toList();
+                    List<String> found = r.query().stream().sorted().toList();
                     ctx.recorder().ok(name, "query", String.join(",", found));
                 } catch (InterruptedException e) {
                     ctx.recorder().failed(name, "query");
@@ -124,8 +126,11 @@ final class ChaosDiscoveryWorkloads {
         @Override
         void stop() throws InterruptedException {
             super.stop();
-            ctx.recorder().released(name, History.NO_TOKEN);
-            releaseQuietly(registry::close);
+            Registry r = registry;
+            if (r != null) {
+                ctx.recorder().released(name, History.NO_TOKEN);
+                releaseQuietly(r::close);
+            }
         }
     }
 }
