@@ -181,11 +181,21 @@ public final class ChaosClient<C> {
         @Override
         public BatonClient connect(String connectString, LinkAddresses links, Duration session,
                 History.Recorder recorder) throws Exception {
-            BatonClient client = Baton.builder().ensembleProvider(new LinkedEnsemble(connectString, links))
-                    .sessionTimeout(session).connectionTimeout(session)
-                    .retryPolicy(new ExponentialBackoffRetry(50, 4, 500))
-                    .ensembleTracker(links.follow())
-                    .build();
+            LinkAddresses.Current servers = links.current(connectString);
+            EnsembleProvider ensemble = new EnsembleProvider() {
+                @Override
+                public String getConnectionString() {
+                    return servers.get();
+                }
+
+                @Override
+                public void setConnectionString(String connectionString) {
+                    servers.follow(connectionString);
+                }
+            };
+            BatonClient client = Baton.builder().ensembleProvider(ensemble).sessionTimeout(session)
+                    .connectionTimeout(session).retryPolicy(new ExponentialBackoffRetry(50, 4, 500))
+                    .ensembleTracker(links.follow()).build();
             client.getConnectionStateListenable().addListener((c, state) -> {
                 long sessionId = 0;
                 try {
@@ -224,27 +234,6 @@ public final class ChaosClient<C> {
         @Override
         public void close(BatonClient client) {
             client.close();
-        }
-    }
-
-    /** The servers through the client's link; a reconfigured ensemble's addresses mapped to the link's. */
-    private static final class LinkedEnsemble implements EnsembleProvider {
-        private final LinkAddresses links;
-        private volatile String connectString;
-
-        LinkedEnsemble(String connectString, LinkAddresses links) {
-            this.connectString = connectString;
-            this.links = links;
-        }
-
-        @Override
-        public String getConnectionString() {
-            return connectString;
-        }
-
-        @Override
-        public void setConnectionString(String servers) {
-            connectString = links.toLinks(servers);
         }
     }
 }

@@ -39,7 +39,7 @@ public final class CuratorChaosClient {
         public CuratorFramework connect(String connectString, LinkAddresses links, Duration session,
                 History.Recorder recorder) throws Exception {
             CuratorFramework client = CuratorFrameworkFactory.builder()
-                    .ensembleProvider(new LinkedEnsemble(connectString, links))
+                    .ensembleProvider(new LinkedEnsemble(links.current(connectString)))
                     .sessionTimeoutMs((int) session.toMillis()).connectionTimeoutMs((int) session.toMillis())
                     .retryPolicy(new ExponentialBackoffRetry(50, 4, 500))
                     .ensembleTracker(links.follow())
@@ -97,23 +97,15 @@ public final class CuratorChaosClient {
         return stat.getCzxid();
     }
 
-    /** Curator's side of {@link LinkAddresses}: the servers through the client's link. */
-    private static final class LinkedEnsemble implements EnsembleProvider {
-        private final LinkAddresses links;
-        private volatile String connectString;
-
-        LinkedEnsemble(String connectString, LinkAddresses links) {
-            this.connectString = connectString;
-            this.links = links;
-        }
-
+    /** Curator's ensemble provider over {@link LinkAddresses.Current}. */
+    private record LinkedEnsemble(LinkAddresses.Current servers) implements EnsembleProvider {
         @Override
         public void start() {
         }
 
         @Override
         public String getConnectionString() {
-            return connectString;
+            return servers.get();
         }
 
         @Override
@@ -121,8 +113,8 @@ public final class CuratorChaosClient {
         }
 
         @Override
-        public void setConnectionString(String servers) {
-            connectString = links.toLinks(servers);
+        public void setConnectionString(String connectionString) {
+            servers.follow(connectionString);
         }
 
         @Override

@@ -37,6 +37,33 @@ record LinkAddresses(Map<String, String> addresses) {
         return mapped + chroot;
     }
 
+    /**
+     * The connect string a client uses, starting from {@code connectString} (its link's): what its library's
+     * ensemble provider answers, and is told of a reconfiguration through.
+     */
+    Current current(String connectString) {
+        return new Current(connectString);
+    }
+
+    /** See {@link #current(String)}. Thread-safe. */
+    final class Current {
+        private volatile String connectString;
+
+        private Current(String connectString) {
+            this.connectString = connectString;
+        }
+
+        /** The connect string now. */
+        String get() {
+            return connectString;
+        }
+
+        /** A reconfigured ensemble's servers, mapped to the link's addresses. */
+        void follow(String servers) {
+            connectString = toLinks(servers);
+        }
+    }
+
     /** The form passed on the driver protocol: {@code server>link,server>link}, or {@code -} for none. */
     String format() {
         if (addresses.isEmpty()) {

@@ -24,7 +24,7 @@ class MixedChaosRunTest {
         // Two clients of each library on one embedded server, every recipe on the same znodes.
         // The broken variants run mixed in EmbeddedChaosRunTest, beside this class.
         List<ChaosRecipe> recipes = ChaosRecipe.parseList("all");
-        ChaosRun.Settings settings = new ChaosRun.Settings(recipes, Duration.ofSeconds(20), 4, 6151L,
+        ChaosRun.Settings settings = new ChaosRun.Settings(recipes, Duration.ofSeconds(15), 4, 6151L,
                 Duration.ofSeconds(4), ChaosRuns.EMBEDDED_KINDS, true).withCurator(50);
         ChaosRuns.Run run = ChaosRuns.run("mixed", settings);
         ChaosReport report = run.report();
