@@ -156,8 +156,7 @@ abstract sealed class EnsembleFaults extends EnsembleView permits ZooKeeperEnsem
                 throw new IllegalStateException("server " + id + " is not a member of ensemble " + name);
             }
             List<EnsembleServer> via = probe.runningServers().stream().filter(s -> s.id != id && !s.paused).toList();
-            Set<Integer> members = EnsembleReconfig.reconfigure(via, null, Integer.toString(server.id),
-                    settings.startTimeout());
+            Set<Integer> members = EnsembleReconfig.reconfigure(via, null, server, settings.startTimeout());
             removed.add(id);
             return members;
         }
@@ -185,8 +184,7 @@ abstract sealed class EnsembleFaults extends EnsembleView permits ZooKeeperEnsem
             Set<Integer> out = Set.copyOf(removed);
             List<EnsembleServer> via = probe.runningServers().stream()
                     .filter(s -> !out.contains(s.id) && !s.paused).toList();
-            Set<Integer> members = EnsembleReconfig.reconfigure(via, EnsembleReconfig.memberLine(server), null,
-                    settings.startTimeout());
+            Set<Integer> members = EnsembleReconfig.reconfigure(via, server, null, settings.startTimeout());
             removed.remove(id);
             probe.awaitAllServing(settings.startTimeout());
             return members;

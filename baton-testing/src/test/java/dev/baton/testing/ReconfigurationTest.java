@@ -54,6 +54,22 @@ class ReconfigurationTest {
         }
     }
 
+    @Test
+    void theLeaderCanBeRemovedAndAddedBack() throws Exception {
+        // Removing the leader ends the leadership that commits the change: its answer may be lost with the
+        // connection, and the kit must still see the change through.
+        ZooKeeperEnsemble ensemble = zk.ensemble();
+        int leader = ensemble.awaitLeader(WAIT);
+        assertThat(ensemble.removeMember(leader)).doesNotContain(leader).hasSize(2);
+        int next = ensemble.awaitNewLeader(leader, WAIT);
+        assertThat(next).isNotEqualTo(leader);
+        assertThat(ensemble.addMember(leader)).containsExactlyInAnyOrderElementsOf(ensemble.serverIds());
+        assertThat(ensemble.removedMembers()).isEmpty();
+        try (TestClient client = new TestClient(ensemble.connectString())) {
+            assertThat(config(client)).contains("server." + leader + "=");
+        }
+    }
+
     private static String config(TestClient client) throws Exception {
         client.zk().sync("/zookeeper/config", (rc, path, ctx) -> { }, null);
         return new String(client.zk().getConfig(false, null), StandardCharsets.UTF_8);
