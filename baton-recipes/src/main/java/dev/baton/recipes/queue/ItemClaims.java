@@ -84,7 +84,7 @@ final class ItemClaims {
         String lockParent = lockPath;
         if (lockParent == null) {
             CompletableFuture<byte[]> data = read(itemPath);
-            CompletableFuture<Void> delete = send(() -> client.delete().forPathAsync(itemPath));
+            CompletableFuture<Void> delete = Takes.deleteOnce(client, itemPath);
             Futures.whenDone(data, (bytes, readError) -> Futures.whenDone(delete, (v, deleteError) -> {
                 if (deleteError == null && readError == null) {
                     outcomes.claimed(new Claimed(name, bytes, null, 0));

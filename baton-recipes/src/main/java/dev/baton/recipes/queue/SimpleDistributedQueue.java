@@ -177,11 +177,18 @@ public final class SimpleDistributedQueue {
                 try {
                     byte[] bytes = client.getData().forPath(itemPath);
                     if (take) {
-                        client.delete().forPath(itemPath);
+                        Takes.deleteOnceBlocking(client, itemPath);
                     }
                     return bytes;
                 } catch (KeeperException.NoNodeException e) {
                     // taken by another meanwhile: the next one
+                } catch (KeeperException e) {
+                    if (!Failures.isConnectionProblem(e)) {
+                        throw e;
+                    }
+                    // The delete's answer went with the connection: not known to be ours, so not taken (at most
+                    // once); the next listing finds the item if it is still there.
+                    break;
                 }
             }
             // Every item listed was taken meanwhile: look again.

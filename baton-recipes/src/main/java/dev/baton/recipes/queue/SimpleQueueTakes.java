@@ -327,7 +327,7 @@ final class SimpleQueueTakes {
         CompletableFuture<byte[]> data = Requests.send(false, client.getData(), itemPath);
         CompletableFuture<byte[]> behindData = new CompletableFuture<>();
         Supplier<CompletableFuture<Void>> delete = () -> {
-            CompletableFuture<Void> deleted = Requests.send(false, client.delete(), itemPath);
+            CompletableFuture<Void> deleted = Takes.deleteOnce(client, itemPath);
             if (behind != null) {
                 Futures.whenDone(Requests.send(false, client.getData(), BatonPaths.makePath(path, behind.name)),
                         (bytes, error) -> {
@@ -364,16 +364,17 @@ final class SimpleQueueTakes {
     /** The item behind a claim won: deleted (and so had) if the read after the claim's delete still found it. */
     private void takeIfLeft(Claim behind, CompletableFuture<byte[]> read) {
         CompletableFuture<Void> deleted = read.handle((bytes, error) -> error).thenCompose(error -> error == null
-                ? Requests.send(false, client.delete(), BatonPaths.makePath(path, behind.name))
+                ? Takes.deleteOnce(client, BatonPaths.makePath(path, behind.name))
                 : CompletableFuture.failedFuture(error));
         Futures.whenDone(deleted, (v, error) -> {
             synchronized (lock) {
                 behind.done = true;
                 if (error == null) {
                     behind.bytes = read.join();
-                } else if (Failures.code(error) != KeeperException.Code.NONODE) {
+                } else if (Failures.code(error) != KeeperException.Code.NONODE
+                        && !Failures.isConnectionProblem(error)) {
                     behind.error = Failures.unwrap(error);
-                } // else gone: the other consumer has it
+                } // else gone (the other consumer has it) or not known to be ours: a listing finds it if left
             }
             pump();
         });
@@ -396,11 +397,14 @@ final class SimpleQueueTakes {
         } else if (deleteError == null) {
             LOG.warn("queue item {}/{} was taken but could not be read", path, claim.name, readError);
             return Outcome.WON;
-        } else if (Failures.code(deleteError) != KeeperException.Code.NONODE) {
+        } else if (Failures.code(deleteError) != KeeperException.Code.NONODE
+                && !Failures.isConnectionProblem(deleteError)) {
             claim.error = deleteError;
             return Outcome.FAILED;
         }
-        careful = CAREFUL_CLAIMS; // taken by another (this read, or this delete, found it gone)
+        // Taken by another (this read, or this delete, found it gone), or not known to be ours (the connection
+        // went with the delete's answer): not ours, and a listing finds it if it is still there.
+        careful = CAREFUL_CLAIMS;
         turns = true;
         skipNext = false;
         return Outcome.LOST;

@@ -191,11 +191,12 @@ class SimpleDistributedQueueTest {
         Map<String, Long> after = zk.server().requestCounts();
         // Handed out in sequence order to the takes in the order they came.
         assertThat(got).hasSize(items).isSortedAccordingTo(String::compareTo).doesNotHaveDuplicates();
-        // One listing served every take, each item one getData and one delete: no take listed for itself, and
+        // One listing served every take, each item one getData and one delete (a one-operation multi, never
+        // retried: see Takes): no take listed for itself, and
         // no claim raced another take of the same queue.
         assertThat(sent(before, after, "getChildren")).isEqualTo(1);
         assertThat(sent(before, after, "getData")).isEqualTo(items);
-        assertThat(sent(before, after, "delete")).isEqualTo(items);
+        assertThat(sent(before, after, "multi")).isEqualTo(items);
     }
 
     @Test
@@ -215,7 +216,7 @@ class SimpleDistributedQueueTest {
         // second claim of the item it took, no listing, no removal of a watch it never set.
         assertThat(sent(before, after, "getChildren")).isEqualTo(1);
         assertThat(sent(before, after, "getData")).isEqualTo(items);
-        assertThat(sent(before, after, "delete")).isEqualTo(items);
+        assertThat(sent(before, after, "multi")).isEqualTo(items);
         assertThat(sent(before, after, "checkWatches")).isLessThanOrEqualTo(1);
     }
 
@@ -252,7 +253,7 @@ class SimpleDistributedQueueTest {
         // Since the lost race, claims take turns with the rival and read first: d is left to the rival; e's read,
         // its delete, then a read of d behind it (gone), and no delete of d.
         assertThat(sent(before, after, "getData")).isEqualTo(2);
-        assertThat(sent(before, after, "delete")).isEqualTo(1);
+        assertThat(sent(before, after, "multi")).isEqualTo(1);
         assertThat(sent(before, after, "getChildren")).isZero();
     }
 
@@ -271,7 +272,7 @@ class SimpleDistributedQueueTest {
         Map<String, Long> before = zk.server().requestCounts();
         assertThat(s(queue.poll())).isEqualTo("e");
         Map<String, Long> after = zk.server().requestCounts();
-        assertThat(sent(before, after, "getData") + sent(before, after, "delete")).isZero();
+        assertThat(sent(before, after, "getData") + sent(before, after, "multi")).isZero();
 
         // Left to the rival, which takes it this time: f goes, g comes.
         rival.delete().forPath("/sq/turns/" + names.get(5));
