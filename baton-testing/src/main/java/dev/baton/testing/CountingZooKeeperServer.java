@@ -2,7 +2,6 @@ package dev.baton.testing;
 
 import java.io.IOException;
 import java.util.Objects;
-import java.util.concurrent.atomic.AtomicReference;
 import org.apache.zookeeper.server.FinalRequestProcessor;
 import org.apache.zookeeper.server.PrepRequestProcessor;
 import org.apache.zookeeper.server.Request;
@@ -33,7 +32,7 @@ import org.jspecify.annotations.Nullable;
 final class CountingZooKeeperServer extends ZooKeeperServer {
 
     private final RequestCounter counter;
-    private final AtomicReference<String> dropOnCreate;
+    private final RequestFaults faults;
 
     CountingZooKeeperServer(
             FileTxnSnapLog snapLog,
@@ -41,11 +40,11 @@ final class CountingZooKeeperServer extends ZooKeeperServer {
             int minSessionTimeoutMs,
             int maxSessionTimeoutMs,
             RequestCounter counter,
-            AtomicReference<String> dropOnCreate) {
+            RequestFaults faults) {
         // listen backlog -1: the JVM default; zkDb null: created from snapLog in startdata(); no initial config.
         super(snapLog, tickTimeMs, minSessionTimeoutMs, maxSessionTimeoutMs, -1, null, "");
         this.counter = Objects.requireNonNull(counter, "counter");
-        this.dropOnCreate = Objects.requireNonNull(dropOnCreate, "dropOnCreate");
+        this.faults = Objects.requireNonNull(faults, "faults");
     }
 
     /** ZooKeeper's standalone chain, with a last processor that can lose a create's reply on purpose. */
@@ -54,10 +53,8 @@ final class CountingZooKeeperServer extends ZooKeeperServer {
         RequestProcessor last = new FinalRequestProcessor(this) {
             @Override
             public void processRequest(Request request) {
-                String prefix = dropOnCreate.get();
-                String path = prefix != null && request.cnxn != null ? createdPath(request) : null;
-                if (prefix != null && path != null && path.startsWith(prefix)
-                        && dropOnCreate.compareAndSet(prefix, null)) {
+                String path = request.cnxn != null ? createdPath(request) : null;
+                if (path != null && faults.takeCreateReplyDrop(path)) {
                     // Close the client's connection first: the create is still applied below, but its reply
                     // goes to a closed connection, so the client sees a connection loss for a create that happened.
                     request.cnxn.close(ServerCnxn.DisconnectReason.CONNECTION_CLOSE_FORCED);
@@ -108,6 +105,12 @@ final class CountingZooKeeperServer extends ZooKeeperServer {
     public void processPacket(ServerCnxn cnxn, RequestHeader h, RequestRecord request) throws IOException {
         if (h.getType() != OpCode.ping) {
             counter.record(h.getType());
+        }
+        if ((h.getType() == OpCode.delete || h.getType() == OpCode.multi)
+                && faults.refusesDeleteOf(cnxn.getSessionId())) {
+            // Not applied: the connection closes with the request unread, as if it had died on the way.
+            cnxn.close(ServerCnxn.DisconnectReason.CONNECTION_CLOSE_FORCED);
+            return;
         }
         super.processPacket(cnxn, h, request);
     }

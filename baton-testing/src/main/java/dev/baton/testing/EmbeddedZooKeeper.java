@@ -8,7 +8,6 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
 import org.apache.zookeeper.ZooKeeper;
 import org.jspecify.annotations.Nullable;
 
@@ -70,7 +69,7 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
     }
 
     private final RequestCounter requests = new RequestCounter();
-    private final AtomicReference<String> dropOnCreate = new AtomicReference<>();
+    private final RequestFaults requestFaults = new RequestFaults();
     private final ServerLifecycle lifecycle;
     private final ServerSessions sessions;
     private final Set<ClientLink> clientLinks = ConcurrentHashMap.newKeySet();
@@ -90,7 +89,7 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
                 builder.maxSessionTimeout, builder.maxClientConnections, builder.containerCheckInterval,
                 builder.security);
         this.lifecycle = new ServerLifecycle(settings, builder.port, new ServerDataDirectory(), requests,
-                dropOnCreate);
+                requestFaults);
         this.sessions = new ServerSessions(lifecycle);
     }
 
@@ -376,7 +375,28 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
      * @throws NullPointerException if {@code pathPrefix} is null
      */
     public void dropConnectionOnNextCreate(String pathPrefix) {
-        dropOnCreate.set(Objects.requireNonNull(pathPrefix, "pathPrefix"));
+        requestFaults.dropReplyOfNextCreate(Objects.requireNonNull(pathPrefix, "pathPrefix"));
+    }
+
+    /**
+     * Refuses the deletes and transactions of one session until called again with another (0: none): each such
+     * request closes the session's connection unapplied, as if it had died on the way, and the client sees a
+     * connection loss and reconnects on the same session. For a request that was never applied, while others may
+     * act on the same nodes.
+     *
+     * @param sessionId the session, or 0 to refuse none
+     */
+    public void refuseDeletesOf(long sessionId) {
+        requestFaults.refuseDeletesOf(sessionId);
+    }
+
+    /**
+     * How many deletes and transactions {@link #refuseDeletesOf(long)} refused so far.
+     *
+     * @return the count
+     */
+    public int deletesRefused() {
+        return requestFaults.deletesRefused();
     }
 
     /** A short description with the address and state, for test output. */

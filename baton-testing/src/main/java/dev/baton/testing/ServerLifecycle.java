@@ -3,7 +3,6 @@ package dev.baton.testing;
 import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -22,7 +21,7 @@ final class ServerLifecycle {
     private final ServerSettings settings;
     private final ServerDataDirectory dataDirectory;
     private final RequestCounter requests;
-    private final AtomicReference<String> dropOnCreate;
+    private final RequestFaults requestFaults;
 
     // Serializes the lifecycle. A private lock, not the embedded server itself, so a caller synchronizing on the
     // server cannot stall it.
@@ -44,15 +43,15 @@ final class ServerLifecycle {
      *
      * @param port the client port to bind at the first start, 0 for a free one
      * @param requests counts the requests of every run
-     * @param dropOnCreate the path prefix of the next create whose reply every run loses, if any
+     * @param requestFaults the faults every run injects into chosen requests
      */
     ServerLifecycle(ServerSettings settings, int port, ServerDataDirectory dataDirectory, RequestCounter requests,
-            AtomicReference<String> dropOnCreate) {
+            RequestFaults requestFaults) {
         this.settings = settings;
         this.port = port;
         this.dataDirectory = dataDirectory;
         this.requests = requests;
-        this.dropOnCreate = dropOnCreate;
+        this.requestFaults = requestFaults;
     }
 
     ServerSettings settings() {
@@ -74,7 +73,7 @@ final class ServerLifecycle {
             }
             ServerRun starting = new ServerRun(settings, dataDirectory.path(), lock);
             try {
-                CountingZooKeeperServer zks = starting.createServer(requests, dropOnCreate);
+                CountingZooKeeperServer zks = starting.createServer(requests, requestFaults);
                 boolean tls = settings.security().tls().isPresent();
                 plaintextPort = starting.startPlaintext(tls ? plaintextPort : port);
                 port = tls ? starting.startSecure(port) : plaintextPort;

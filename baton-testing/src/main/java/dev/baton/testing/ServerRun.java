@@ -9,7 +9,6 @@ import java.net.UnknownHostException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 import org.apache.zookeeper.common.ZKConfig;
 import org.apache.zookeeper.server.ContainerManager;
 import org.apache.zookeeper.server.NIOServerCnxnFactory;
@@ -66,12 +65,12 @@ final class ServerRun {
     }
 
     /** Opens the transaction log and snapshots and makes the ZooKeeper server over them; it is not started. */
-    CountingZooKeeperServer createServer(RequestCounter requests, AtomicReference<String> dropOnCreate)
+    CountingZooKeeperServer createServer(RequestCounter requests, RequestFaults requestFaults)
             throws Exception {
         synchronized (lock) {
             FileTxnSnapLog log = new FileTxnSnapLog(dataDirectory.toFile(), dataDirectory.toFile());
             snapLog = log;
-            CountingZooKeeperServer zks = settings.newServer(log, requests, dropOnCreate);
+            CountingZooKeeperServer zks = settings.newServer(log, requests, requestFaults);
             server = zks;
             return zks;
         }

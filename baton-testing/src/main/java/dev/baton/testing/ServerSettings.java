@@ -4,7 +4,6 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.atomic.AtomicReference;
 import org.apache.zookeeper.server.ServerCnxnFactory;
 import org.apache.zookeeper.server.persistence.FileTxnSnapLog;
 import org.jspecify.annotations.Nullable;
@@ -83,11 +82,11 @@ record ServerSettings(int tickTimeMs, int minSessionTimeoutMs, int maxSessionTim
      * it reads them.
      */
     CountingZooKeeperServer newServer(FileTxnSnapLog snapLog, RequestCounter requests,
-            AtomicReference<String> dropOnCreate) throws Exception {
+            RequestFaults requestFaults) throws Exception {
         ServerFactories.registerProviders(security);
         return ServerFactories.withProperties(security.authenticationProperties(), () ->
                 new CountingZooKeeperServer(snapLog, tickTimeMs, minSessionTimeoutMs, maxSessionTimeoutMs,
-                        requests, dropOnCreate));
+                        requests, requestFaults));
     }
 
     /** Configures a factory; with SASL, while ZooKeeper's server-section property names this server's. */
