@@ -13,8 +13,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Follows a dynamically reconfigured ensemble: reads {@code /zookeeper/config} with a watch on each connection
  * and, when the server list changes, hands the new connect string to the {@link EnsembleProvider} and moves the
- * live handle to the provider's answer ({@code ZooKeeper.updateServerList}). A client on TLS is left where it is: the config names
- * only plaintext client ports.
+ * live handle to the provider's answer ({@code ZooKeeper.updateServerList}). A client on TLS is left where it is:
+ * the config names only plaintext client ports.
  */
 final class EnsembleTracker {
     private static final Logger LOG = LoggerFactory.getLogger(EnsembleTracker.class);

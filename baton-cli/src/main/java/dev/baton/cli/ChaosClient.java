@@ -24,9 +24,10 @@ import org.jspecify.annotations.Nullable;
  * at the time it happened, however late the line arrives.
  *
  * <p>Commands: {@code start <connect> <sessionMs> <recipes> <clients> <seed> <name> <links>} connects and starts
- * the workloads ({@code links}: {@link LinkAddresses#format()}); {@code session} answers {@code <id> <password-hex>} of the current session, or {@code none};
- * {@code finish} ends the producing, the barrier rounds and makes the counters' last reads; {@code queue-left}
- * lists what the queue still holds; {@code stop} stops every workload and closes the client.
+ * the workloads ({@code links}: {@link LinkAddresses#format()}); {@code session} answers
+ * {@code <id> <password-hex>} of the current session, or {@code none}; {@code finish} ends the producing, the
+ * barrier rounds and makes the counters' last reads; {@code queue-left} lists what the queues still hold;
+ * {@code stop} stops every workload and closes the client.
  *
  * @param <C> the library's client type
  */

@@ -227,10 +227,10 @@ public final class Checkers {
      * at that {@code ENTER_CALLED} and no {@code DISCONNECTED} or {@code PAUSED} of it came since; either ends its
      * liveness (its session, and the ephemeral registration, may end unseen). An owner is out of touch from a
      * {@code DISCONNECTED} or {@code PAUSED} until its next {@code CONNECTED} or {@code RESUMED}, and from a fault's
-     * cut-off ({@link History.Recorder#cutOff}) until one after that fault's {@code FAULT_HEALED}. A reader records each query as an
-     * operation: {@code OP_INVOKED} before it syncs and reads, {@code OP_OK} with the ids found
-     * ({@code "query => a,b"}); the instance ids are the owners' client names. A query must find every owner live
-     * from its invocation to its answer. One violation per instance missed (window: the owner's {@code ACQUIRED}
+     * cut-off ({@link History.Recorder#cutOff}) until one after that fault's {@code FAULT_HEALED}. A reader
+     * records each query as an operation: {@code OP_INVOKED} before it syncs and reads, {@code OP_OK} with the ids
+     * found ({@code "query => a,b"}); the instance ids are the owners' client names. A query must find every owner
+     * live from its invocation to its answer. One violation per instance missed (window: the owner's {@code ACQUIRED}
      * to the answer; marked: the owner's {@code ACQUIRED} and the query's two events).
      *
      * @return the checker, named {@code "discovery-finds-live"}

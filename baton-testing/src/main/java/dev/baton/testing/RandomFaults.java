@@ -85,10 +85,9 @@ public final class RandomFaults {
 
         /**
          * Whether the kind needs servers with peers, each in a process of its own ({@link #ISOLATE},
-         * {@link #PARTITION_PEERS}, {@link #PAUSE_SERVER}, the rolling ones, {@link #RECONFIGURE}): such faults cannot reach one server
-         * embedded in this
-         * JVM, where the others that stop a server ({@link #KILL}, {@link #KILL_LEADER}, {@link #QUORUM}) stop
-         * and restart it.
+         * {@link #PARTITION_PEERS}, {@link #PAUSE_SERVER}, the rolling ones, {@link #RECONFIGURE}): such faults
+         * cannot reach one server embedded in this JVM, where the others that stop a server ({@link #KILL},
+         * {@link #KILL_LEADER}, {@link #QUORUM}) stop and restart it.
          *
          * @return true if only a {@link ZooKeeperEnsemble} can take this kind of fault
          */
