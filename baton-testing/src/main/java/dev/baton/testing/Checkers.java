@@ -53,6 +53,12 @@ public final class Checkers {
     /** The default resume grace of {@link #mutualExclusion()} and {@link #liveness}: 2 seconds. */
     public static final Duration DEFAULT_RESUME_GRACE = Duration.ofSeconds(2);
 
+    /**
+     * What the message of a {@link #linearizable linearizability} violation says when the read no order explains
+     * returned a value the counter held earlier: {@value}.
+     */
+    public static final String STALE_READ = "a stale read";
+
     /** At most this many violations of one checker are reported; the rest are counted. */
     private static final int MAX_REPORTED = 10;
 
@@ -311,8 +317,10 @@ public final class Checkers {
      * outcome took effect once or not at all, at some point before the same client's next answer on the object.
      * This is what catches a lost or doubled increment, a stale read, or a compare-and-set that succeeded twice.
      * It is a Wing–Gong/Lowe search, bounded: a step that would explore more than 200,000 states is reported as a
-     * violation saying so (never a silent pass). One violation per object at most: the first operation that
-     * no order explains, with the operations open at the time.
+     * violation saying so (never a silent pass), and the object is checked no further. Every operation that no
+     * order explains is a violation, with the operations open at the time; the search goes on from what its answer
+     * says. A read of a value the counter held before but can no longer hold says so with {@link #STALE_READ} (a
+     * read from a server behind the others).
      *
      * @param initialValue the value every counter has before the history (a missing node reads as 0)
      * @param names the objects to check; none: every object with operations in the history

@@ -8,7 +8,6 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.Collection;
@@ -27,7 +26,8 @@ import org.jspecify.annotations.Nullable;
  * operations in every order (a breadth-first closure, configurations met twice explored once) until the returning
  * one is placed. An operation whose outcome is unknown may take effect once, or never: at its end both are kept.
  * No configuration left means no order explains the history: a violation, reported with the operations that were
- * open then.
+ * open then; the search goes on from the value the operation's answer left (so one violation does not hide the
+ * next: each is reported).
  *
  * <h2>Bounds</h2>
  * The search space grows with the number of operations open at once, not with the length of the history. A
@@ -36,7 +36,7 @@ import org.jspecify.annotations.Nullable;
  * before that one, as ZooKeeper answers one session's requests in order and refuses those of a session that moved
  * or ended. An operation still open when the history ends stays open to the end. If one step explores more than
  * {@value #MAX_STEP_CONFIGURATIONS} configurations, the checker stops with a violation saying it could not decide,
- * rather than run for hours or pass unproven.
+ * rather than run for hours or pass unproven, and checks that object no further.
  */
 final class LinearizabilityChecker implements HistoryChecker {
 
@@ -64,7 +64,7 @@ final class LinearizabilityChecker implements HistoryChecker {
             }
         }
         List<Violation> found = new ArrayList<>();
-        byObject.forEach((object, ops) -> checkObject(object, ops, events).ifPresent(found::add));
+        byObject.forEach((object, ops) -> found.addAll(checkObject(object, ops, events)));
         return found;
     }
 
@@ -129,7 +129,7 @@ final class LinearizabilityChecker implements HistoryChecker {
     private record Config(long value, long linearized) {
     }
 
-    private Optional<Violation> checkObject(String object, List<Event> opEvents, List<Event> all) {
+    private List<Violation> checkObject(String object, List<Event> opEvents, List<Event> all) {
         List<Op> ops = new ArrayList<>();
         Map<String, Op> open = new HashMap<>();
         Map<String, Op> unanswered = new HashMap<>(); // by client: an OP_UNKNOWN op waiting for the next return
@@ -179,8 +179,11 @@ final class LinearizabilityChecker implements HistoryChecker {
         steps.sort((x, y) -> x.nanos != y.nanos ? Long.compare(x.nanos, y.nanos)
                 : x.seq != y.seq ? Long.compare(x.seq, y.seq) : Boolean.compare(!x.call, !y.call));
 
+        List<Violation> found = new ArrayList<>();
         Set<Config> configs = new HashSet<>();
         configs.add(new Config(initialValue, 0L));
+        Set<Long> held = new HashSet<>(); // every value the counter may have held so far
+        held.add(initialValue);
         Map<Integer, Op> pending = new LinkedHashMap<>(); // by slot: the bit of the op in Config.linearized
         for (Step step : steps) {
             Op op = step.op;
@@ -190,8 +193,9 @@ final class LinearizabilityChecker implements HistoryChecker {
                     slot++;
                 }
                 if (slot >= Long.SIZE) {
-                    return Optional.of(violation(object, all, pending.values(), op, "more than " + Long.SIZE
-                            + " operations on " + object + " open at once; linearizability not checked"));
+                    found.add(violation(object, all, pending.values(), op, "more than " + Long.SIZE
+                            + " operations on " + object + " open at once; linearizability not checked further"));
+                    return found;
                 }
                 op.slot = slot;
                 pending.put(slot, op);
@@ -200,9 +204,10 @@ final class LinearizabilityChecker implements HistoryChecker {
             // The configurations in which op has taken effect by now, op then forgotten.
             Set<Config> placed = place(configs, pending, op);
             if (placed == null) {
-                return Optional.of(violation(object, all, pending.values(), op, "the search for an order explaining "
+                found.add(violation(object, all, pending.values(), op, "the search for an order explaining "
                         + object + " gave up after " + MAX_STEP_CONFIGURATIONS + " configurations at "
-                        + op.describe() + "; linearizability not proven"));
+                        + op.describe() + "; linearizability not proven from there"));
+                return found;
             }
             if (op.outcome != Kind.OP_OK) {
                 // Unknown outcome: or it never took effect.
@@ -214,13 +219,44 @@ final class LinearizabilityChecker implements HistoryChecker {
             }
             pending.remove(op.slot);
             if (placed.isEmpty()) {
-                return Optional.of(violation(object, all, pending.values(), op, "no order of the operations on "
+                long[] read = op.operation.verb().equals("read") ? op.result : null;
+                found.add(violation(object, all, pending.values(), op, "no order of the operations on "
                         + object + " explains " + op.describe() + "; before it the counter could hold "
-                        + values(configs)));
+                        + values(configs) + (read != null && held.contains(read[0]) ? "; " + Checkers.STALE_READ
+                                + ": the counter held " + read[0] + " earlier" : "")));
+                placed = resumeAfter(configs, op);
             }
             configs = placed;
+            configs.forEach(c -> held.add(c.value()));
         }
-        return Optional.empty();
+        return found;
+    }
+
+    /**
+     * The configurations to go on from after {@code op} had no place: the counter as {@code op}'s answer says it
+     * left it, with whatever else was placed before, so each violation is reported on its own rather than hiding
+     * those after it. A read that no order explains may have been stale (the counter as it was) or shown a value
+     * the search did not expect (the counter as read): both are kept.
+     */
+    private static Set<Config> resumeAfter(Set<Config> configs, Op op) {
+        Set<Config> resumed = new HashSet<>();
+        long[] known = op.result;
+        Operation o = op.operation;
+        for (Config c : configs) {
+            long linearized = c.linearized() & ~bit(op);
+            long value = c.value();
+            if (known != null && o.verb().equals("read")) {
+                resumed.add(new Config(known[0], linearized));
+            } else if (known != null && o.verb().equals("add")) {
+                value = known[1];
+            } else if (known != null && o.verb().equals("cas") && known[0] == 1) {
+                value = o.b();
+            } else if (o.verb().equals("set")) {
+                value = o.a();
+            }
+            resumed.add(new Config(value, linearized));
+        }
+        return resumed;
     }
 
     /**

@@ -84,6 +84,24 @@ class LinearizabilityCheckerTest {
     }
 
     @Test
+    void eachViolationIsReportedNotOnlyTheFirst() {
+        Script s = new Script();
+        ok(s, 0, 1, "a", "add 1", "0 1");
+        ok(s, 2, 3, "b", "add 1", "0 1"); // lost a's increment
+        ok(s, 4, 5, "a", "add 1", "1 2"); // goes on from b's answer: fine
+        ok(s, 6, 7, "c", "read", "0"); // stale
+        ok(s, 8, 9, "b", "add 1", "2 3"); // the stale read changed nothing: fine
+        ok(s, 10, 11, "a", "add 1", "3 4");
+        ok(s, 12, 13, "c", "read", "5"); // an increment no one made
+        ok(s, 14, 15, "b", "add 1", "5 6"); // and the counter went on from there: fine
+
+        assertThat(linearizable.check(s.events())).extracting(Violation::message).satisfiesExactly(
+                m -> assertThat(m).contains("b: add 1 => 0 1"),
+                m -> assertThat(m).contains("c: read => 0", Checkers.STALE_READ + ": the counter held 0 earlier"),
+                m -> assertThat(m).contains("c: read => 5").doesNotContain(Checkers.STALE_READ));
+    }
+
+    @Test
     void aCompareAndSetThatFailsWhileTheValueMatchedIsAViolation() {
         Script s = new Script();
         ok(s, 0, 1, "a", "read", "0");
