@@ -158,8 +158,15 @@ final class AtomicCore<T> {
         });
     }
 
+    /**
+     * Reads the value after a sync: a server answers reads from what it has applied, which after a pause or a
+     * partition can be behind a write another client already saw completed. The sync makes it catch up with the
+     * leader first, so what {@code get} returns is never older than a write that completed before it was called.
+     */
     private CompletableFuture<AtomicValue<T>> get(boolean blocking) {
-        return read(blocking).thenApply(read -> new AtomicValue<>(true, read.value(), read.value()));
+        return Requests.send(blocking, client.sync(), path)
+                .thenCompose(synced -> read(blocking))
+                .thenApply(read -> new AtomicValue<>(true, read.value(), read.value()));
     }
 
     /**

@@ -87,7 +87,8 @@ public final class DistributedAtomicLong {
     }
 
     /**
-     * Reads the value.
+     * Reads the value: never older than a write that completed before the call (a sync makes the session's server
+     * catch up with the leader before it reads, one more request than Curator's read, which can be stale).
      *
      * @return the value as {@code preValue} and {@code postValue}; always succeeded
      * @throws KeeperException if ZooKeeper fails the read

@@ -19,6 +19,7 @@ import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
@@ -63,6 +64,21 @@ class DistributedAtomicTest {
     @AfterEach
     void tearDown() {
         clients.forEach(BatonClient::close);
+    }
+
+    @Test
+    void getSyncsTheServerBeforeItReads() throws Exception {
+        DistributedAtomicLong counter = new DistributedAtomicLong(client, "/atomic/synced", new RetryNTimes(3, 1));
+        counter.increment();
+        for (boolean async : new boolean[] {false, true}) {
+            Map<String, Long> before = zk.server().requestCounts();
+            long value = async ? counter.getAsync().get(10, TimeUnit.SECONDS).postValue() : counter.get().postValue();
+            Map<String, Long> after = zk.server().requestCounts();
+            assertThat(value).isEqualTo(1L);
+            assertThat(after.getOrDefault("sync", 0L) - before.getOrDefault("sync", 0L)).as("syncs").isEqualTo(1L);
+            assertThat(after.getOrDefault("getData", 0L) - before.getOrDefault("getData", 0L)).as("reads")
+                    .isEqualTo(1L);
+        }
     }
 
     @Test
