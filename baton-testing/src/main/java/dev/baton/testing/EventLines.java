@@ -7,6 +7,7 @@ import dev.baton.testing.History.Event;
 import dev.baton.testing.History.Kind;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.math.BigDecimal;
 import java.net.URLDecoder;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
@@ -18,6 +19,8 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * The text forms of a {@link History.Event}: the machine line a driver process prints and its parent reads back
@@ -94,6 +97,40 @@ final class EventLines {
             b.append("  (").append(e.detail()).append(')');
         }
         return b.toString();
+    }
+
+    /** A listed line: marker, sequence number, time in ms, client, kind, and the rest (name, token, detail). */
+    private static final Pattern LISTED = Pattern.compile(
+            "^(?:>> |   )#(\\d+)\\s+(-?\\d+\\.\\d{3}) ms  (\\S+)\\s+([A-Z_]+)(?:\\s+(.*))?$");
+
+    /** Reads a line of {@link #format} back, as {@link History#parseListed(String)} documents it. */
+    static Optional<Event> parseListed(String line) {
+        Matcher m = LISTED.matcher(line);
+        if (!m.matches()) {
+            return Optional.empty();
+        }
+        String rest = m.group(5) == null ? "" : m.group(5);
+        String name = "";
+        if (!rest.startsWith("(")) {
+            int space = rest.indexOf(' ');
+            name = space < 0 ? rest : rest.substring(0, space);
+            rest = space < 0 ? "" : rest.substring(space + 1);
+        }
+        long token = NO_TOKEN;
+        if (rest.startsWith("token=")) {
+            int space = rest.indexOf(' ');
+            token = Long.parseLong(space < 0 ? rest.substring(6) : rest.substring(6, space));
+            rest = space < 0 ? "" : rest.substring(space + 1);
+        }
+        rest = rest.strip();
+        String detail = rest.startsWith("(") && rest.endsWith(")") ? rest.substring(1, rest.length() - 1) : "";
+        try {
+            return Optional.of(new Event(Long.parseLong(m.group(1)), new BigDecimal(m.group(2)).movePointRight(6)
+                    .longValueExact(), m.group(3).equals("-") ? "" : m.group(3), Kind.valueOf(m.group(4)), name,
+                    token, detail));
+        } catch (IllegalArgumentException | ArithmeticException e) {
+            throw new IllegalArgumentException("malformed listed event (" + e.getMessage() + "): " + line, e);
+        }
     }
 
     /** Lists events as {@link History#format(Collection, Set)} documents it. */

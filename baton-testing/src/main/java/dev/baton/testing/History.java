@@ -406,6 +406,20 @@ public final class History {
     }
 
     /**
+     * Reads back a line of {@link #format(Collection, Set)} (a history listed for humans, as {@code baton chaos
+     * --history} writes it), so that a listed history can be checked again. The time comes back to the
+     * microsecond (as listed); a client or name with spaces, or a detail with a line break, does not survive the
+     * listing.
+     *
+     * @param line a listed line, with or without its {@code >>} marker
+     * @return the event, or empty if the line is not a listed event (e.g. a {@code ... n event(s) ...} line)
+     * @throws IllegalArgumentException if the line looks like a listed event but its fields do not parse
+     */
+    public static Optional<Event> parseListed(String line) {
+        return EventLines.parseListed(line);
+    }
+
+    /**
      * Adds a listener called with each event as it is appended, in history order, on the appending thread and
      * under the history's lock (keep it quick; it must not record into this history). A driver process uses
      * {@code history.addListener(e -> System.out.println(e.toLine()))}. A listener that throws is ignored.

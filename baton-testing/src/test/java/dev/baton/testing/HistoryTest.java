@@ -35,6 +35,30 @@ class HistoryTest {
     }
 
     @Test
+    void aListedHistoryReadsBackToTheMicrosecond() {
+        List<Event> events = List.of(
+                new Event(0, 2_243_081_123L, "c4-curator", Kind.CONNECTED, "", History.NO_TOKEN,
+                        "CONNECTED session 0x100036b5ea80000"),
+                new Event(1, 2_245_386_000L, "c1-baton", Kind.ACQUIRED, "mutex", 4_294_967_331L, ""),
+                new Event(2, 2_250_000_000L, "", Kind.FAULT_INJECTED, "f6", History.NO_TOKEN,
+                        "expire session 0x3 of c4-curator (by fault)"),
+                new Event(3, 2_260_000_000L, "c2-curator", Kind.OP_OK, "atomic-long", History.NO_TOKEN,
+                        "add 1 => 0 1"),
+                new Event(12_345, 3_600_000_001_000L, "c3-baton", Kind.LOST_LEADERSHIP, "selector", 17L, "returned"),
+                new Event(12_346, 3_600_000_002_000L, "c3-baton", Kind.RESUMED, "", History.NO_TOKEN, ""));
+        List<Event> back = new ArrayList<>();
+        for (String line : History.format(events, java.util.Set.of(1L)).split("\n")) {
+            back.add(History.parseListed(line).orElseThrow());
+        }
+        List<Event> toTheMicrosecond = events.stream().map(e -> new Event(e.seq(), e.nanos() / 1_000 * 1_000,
+                e.client(), e.kind(), e.name(), e.token(), e.detail())).toList();
+        assertThat(back).isEqualTo(toTheMicrosecond);
+        assertThat(History.parseListed("   ... 73 event(s) ...")).isEmpty();
+        assertThatThrownBy(() -> History.parseListed("   #1 2.000 ms  c1 NO_SUCH_KIND x"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("NO_SUCH_KIND");
+    }
+
+    @Test
     void recordLineRestampsOnReceiptAndIgnoresOtherOutput() {
         History history = new History();
         history.note("first");
