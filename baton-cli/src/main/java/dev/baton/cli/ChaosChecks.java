@@ -7,10 +7,13 @@ import dev.baton.testing.HistoryChecker;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
+import dev.baton.testing.Violation;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Predicate;
 
 /**
@@ -48,6 +51,11 @@ final class ChaosChecks {
         };
     }
 
+    /** Whether {@code events} hold any of the recipe's own events (not only faults, connections and pauses). */
+    static boolean ran(ChaosRecipe recipe, List<Event> events) {
+        return events.stream().anyMatch(ownEvent(recipe));
+    }
+
     /** The recipe's own events, with the faults and every client's connection and pause events. */
     static List<Event> eventsOf(ChaosRecipe recipe, List<Event> events) {
         Predicate<Event> own = ownEvent(recipe);
@@ -77,18 +85,20 @@ final class ChaosChecks {
     }
 
     /**
-     * Whether a counter's history that is not linearizable becomes so when every write (an increment or a
-     * compare-and-set) of a Curator client may have taken effect once more than it answered: what Curator's
-     * atomic values do when a write goes through but its answer is lost, and Curator's retry writes again on top of
-     * it. Such a violation is Curator's, though Baton clients' reads saw the extra write.
+     * Returns the linearizability violations of a counter that go away when every write (an increment or a
+     * compare-and-set) of a Curator client may have taken effect once more than it answered: what Curator's atomic
+     * values do when a write goes through but its answer is lost, and Curator's retry writes again on top of it.
+     * Such a violation is Curator's, though Baton clients' reads saw the extra write. A violation is told by the
+     * answer no order explained (the last event of its window).
      *
      * @param recipe the counter
      * @param mine the counter's events
      * @param clients every client's library
-     * @return true if the violations are all explained by Curator's writes applied twice
+     * @param violations the counter's linearizability violations
+     * @return those of {@code violations} that Curator's writes applied twice explain
      */
-    static boolean explainedByRetriedCuratorWrites(ChaosRecipe recipe, List<Event> mine,
-            Map<String, ClientLibrary> clients) {
+    static List<Violation> explainedByRetriedCuratorWrites(ChaosRecipe recipe, List<Event> mine,
+            Map<String, ClientLibrary> clients, List<Violation> violations) {
         List<Event> withRetries = new ArrayList<>(mine);
         Map<String, Event> open = new HashMap<>();
         for (Event e : mine) {
@@ -115,8 +125,18 @@ final class ChaosChecks {
                 }
             }
         }
+        if (withRetries.size() == mine.size()) {
+            return List.of(); // no Curator client wrote
+        }
         withRetries.sort(Comparator.comparingLong(Event::nanos).thenComparingLong(Event::seq));
-        return Checkers.linearizable(recipe.id()).check(withRetries).isEmpty();
+        Set<Long> stillUnexplained = new HashSet<>();
+        Checkers.linearizable(recipe.id()).check(withRetries).forEach(v -> stillUnexplained.add(answer(v)));
+        return violations.stream().filter(v -> !stillUnexplained.contains(answer(v))).toList();
+    }
+
+    /** The answer a linearizability violation could not explain: the last event of its window. */
+    private static long answer(Violation v) {
+        return v.window().isEmpty() ? -1 : v.window().get(v.window().size() - 1).seq();
     }
 
     /** Returns true for an event that says a client's operation succeeded: a hold, a lead, a pass, an ok, a done. */

@@ -1,20 +1,28 @@
 package dev.baton.cli;
 
 import dev.baton.testing.EmbeddedZooKeeper;
+import dev.baton.testing.History;
+import dev.baton.testing.History.Event;
 import dev.baton.testing.RandomFaults.FaultKind;
 import dev.baton.testing.ZooKeeperEnsemble;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -30,9 +38,11 @@ import picocli.CommandLine.Spec;
  * {@code rolling-upgrade} fault moves them to another one by one, and back. Prints each fault as it is
  * injected and healed, then each recipe's verdict with what was checked, the faults by kind, and every violation
  * with its history excerpt. Exit codes: 0 when every checker passed, 1 when one found a violation or the run
- * failed, 2 for a bad option. The seed replays the fault schedule. With {@code --mix curator:N%} that share of the
- * clients run Apache Curator's recipes on the same znodes; a violation among Curator clients only is reported as
- * Curator's and does not fail the run (exit 0), one that involves a Baton client does.
+ * failed, 2 for a bad option. The seed replays the fault schedule; {@code --judge FILE} checks a history written
+ * with {@code --history FILE} again, with this build's checkers and blame rules, without running anything. With
+ * {@code --mix curator:N%} that share of the clients run Apache Curator's recipes on the same znodes; a violation
+ * among Curator clients only is reported as Curator's and does not fail the run (exit 0), one that involves a
+ * Baton client does.
  */
 @Command(name = "chaos",
         sortOptions = false,
@@ -105,6 +115,11 @@ final class ChaosCommand implements Callable<Integer> {
             description = "Write the checked history to this file, each client's log next to it.")
     private Path historyFile;
 
+    @Option(names = "--judge", paramLabel = "FILE",
+            description = {"Run nothing: check a history written by --history again, with this build's checkers",
+                    "and blame rules. Give the run's --session-timeout; --recipe limits the recipes checked."})
+    private Path judgeFile;
+
     // Read by picocli itself, which prints the usage and stops when it is set.
     @SuppressWarnings("UnusedVariable")
     @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help and exit.")
@@ -123,6 +138,9 @@ final class ChaosCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
         }
+        if (judgeFile != null) {
+            return judge(settings);
+        }
         try {
             ChaosReport report = new ChaosRun(settings, parent.out()).run(historyFile);
             ChaosReport.print(report, parent.out());
@@ -134,6 +152,8 @@ final class ChaosCommand implements Callable<Integer> {
                     + settings.upgradeTo().map(v -> " --upgrade-to " + v).orElse("")
                     + (settings.curatorPercent() > 0 ? " --mix curator:" + settings.curatorPercent() + "%" : "")
                     + (embedded ? " --embedded" : ""));
+            report.historyFile().ifPresent(f -> parent.out().println("check again: baton chaos --judge " + f
+                    + " --session-timeout " + sessionTimeout));
             return report.passed() ? CommandLine.ExitCode.OK : CommandLine.ExitCode.SOFTWARE;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -143,6 +163,36 @@ final class ChaosCommand implements Callable<Integer> {
             e.printStackTrace(parent.err());
         }
         return CommandLine.ExitCode.SOFTWARE;
+    }
+
+    /** Checks the history in {@link #judgeFile} again and prints the verdict, as after a run. */
+    private int judge(ChaosRun.Settings settings) {
+        List<Event> events = new ArrayList<>();
+        try (Stream<String> lines = Files.lines(judgeFile)) {
+            lines.forEach(line -> History.parseListed(line).ifPresent(events::add));
+        } catch (IOException | UncheckedIOException | IllegalArgumentException e) {
+            parent.err().println("baton chaos: cannot read the history " + judgeFile + ": " + e.getMessage());
+            return CommandLine.ExitCode.SOFTWARE;
+        }
+        Map<String, ClientLibrary> libraries = new TreeMap<>();
+        events.stream().map(Event::client).filter(c -> !c.isEmpty())
+                .forEach(c -> libraries.put(c, ClientLibrary.ofClient(c)));
+        if (libraries.isEmpty()) {
+            parent.err().println("baton chaos: " + judgeFile + " holds no client's event: not a history written by"
+                    + " --history");
+            return CommandLine.ExitCode.SOFTWARE;
+        }
+        List<ChaosRecipe> present = settings.recipes().stream()
+                .filter(r -> ChaosChecks.ran(r, events)).toList();
+        ChaosRun.Settings judged = new ChaosRun.Settings(present, settings.duration(), libraries.size(),
+                settings.seed(), settings.sessionTimeout(), settings.mix(), settings.embedded(),
+                settings.serverVersion(), settings.upgradeTo(), settings.curatorPercent());
+        ChaosReport report = ChaosRun.judge(judged, events, libraries, Map.of(), Optional.of(judgeFile), Map.of());
+        ChaosReport.print(report, parent.out());
+        parent.out().println("faults in the history: " + events.stream()
+                .filter(e -> e.kind() == History.Kind.FAULT_INJECTED).count() + " (their kinds are in the run's"
+                + " output)");
+        return report.passed() ? CommandLine.ExitCode.OK : CommandLine.ExitCode.SOFTWARE;
     }
 
     ChaosRun.Settings settings() {

@@ -8,7 +8,9 @@ import dev.baton.testing.RandomFaults.FaultKind;
 import dev.baton.testing.Violation;
 import java.io.PrintStream;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -109,12 +111,14 @@ record ChaosReport(Map<ChaosRecipe, Verdict> verdicts, Map<FaultKind, Integer> f
 
     /**
      * Blames a violation. Two holders of a lock or a leadership at once: the holders of the older tokens, when
-     * each of them lost its session after it took the hold (its node died with it, which is how the newest holder
-     * got the grant: they went on believing). A waiter that passed a standing barrier: that waiter (the client
-     * that raised the barrier is only named). A queue item taken twice from a queue without a lock path: the
-     * consumers and its producer (a put doubled by a retried sequential create and a take handed out after its
-     * delete lost its answer cannot be told apart here), so it is Curator's only if all of them run Curator.
-     * Otherwise every client it involves.
+     * each of them was told its session ended after it took the hold, before any reconnection and within one
+     * session timeout of the newest grant (its node died with its session, which is how the newest holder got the
+     * grant: they went on believing). A waiter that passed a standing barrier, a double-barrier member whose enter
+     * or leave returned before every member had called it: that client (the others are only named). A stale read
+     * of a counter: the reader. A queue item taken twice from a queue without a lock path: the consumers and its
+     * producer (a put doubled by a retried sequential create and a take handed out after its delete lost its
+     * answer cannot be told apart here), so it is Curator's only if all of them run Curator. Otherwise every
+     * client it involves.
      */
     Blame blame(Violation violation) {
         Set<String> involved = involved(violation);
@@ -134,6 +138,21 @@ record ChaosReport(Map<ChaosRecipe, Verdict> verdicts, Map<FaultKind, Integer> f
             case "mutual-exclusion" -> {
                 return staleHolders(violation, involved);
             }
+            case "barrier" -> {
+                // Each library decides on its own when its enter or leave returns, from the same member nodes.
+                Set<String> early = new TreeSet<>(violation.marked().stream()
+                        .filter(e -> e.kind() == Kind.ENTER_RETURNED || e.kind() == Kind.LEAVE_RETURNED)
+                        .map(Event::client).filter(clients::containsKey).toList());
+                return early.isEmpty() ? new Blame(involved, "") : new Blame(early, "the member whose call returned");
+            }
+            case "linearizable" -> {
+                // A read from a server behind the others: the reader's doing (it did not sync first).
+                List<Event> window = violation.window();
+                String reader = window.isEmpty() ? "" : window.get(window.size() - 1).client();
+                return violation.message().contains(Checkers.STALE_READ) && clients.containsKey(reader)
+                        ? new Blame(Set.of(reader), "the reader, whose read was stale")
+                        : new Blame(involved, "");
+            }
             default -> {
                 return new Blame(involved, "");
             }
@@ -148,15 +167,18 @@ record ChaosReport(Map<ChaosRecipe, Verdict> verdicts, Map<FaultKind, Integer> f
                 holds.put(e.client(), e);
             }
         }
-        long newest = holds.values().stream().mapToLong(Event::token).max().orElse(History.NO_TOKEN);
+        Optional<Event> newest = holds.values().stream().max(Comparator.comparingLong(Event::token));
+        if (newest.isEmpty()) {
+            return new Blame(involved, "");
+        }
         Set<String> stale = new TreeSet<>();
         for (Event hold : holds.values()) {
-            if (hold.token() == newest) {
+            if (hold.equals(newest.get())) {
                 continue;
             }
             boolean sessionLost = violation.marked().stream().anyMatch(e -> e.client().equals(hold.client())
-                    && e.seq() > hold.seq() && e.kind() == Kind.DISCONNECTED
-                    && (e.detail().contains("LOST") || e.detail().contains("session expired")));
+                    && e.seq() > hold.seq() && sessionEnd(e))
+                    || sessions.endedWithoutReconnecting(hold.client(), hold.seq(), newest.get().nanos());
             if (!sessionLost) {
                 return new Blame(involved, "");
             }
@@ -197,7 +219,9 @@ record ChaosReport(Map<ChaosRecipe, Verdict> verdicts, Map<FaultKind, Integer> f
         StringBuilder kinds = new StringBuilder();
         report.faults().forEach((k, v) -> kinds.append(kinds.length() == 0 ? "" : ", ")
                 .append(k.name().toLowerCase(Locale.ROOT).replace('_', '-')).append(' ').append(v));
-        out.println("faults: " + total + " (" + kinds + ")");
+        if (total > 0) {
+            out.println("faults: " + total + " (" + kinds + ")");
+        }
         StringBuilder versions = new StringBuilder();
         report.serverVersions().forEach((id, v) -> versions.append(versions.length() == 0 ? "" : ", ")
                 .append(id).append('=').append(v));
@@ -250,13 +274,45 @@ record ChaosReport(Map<ChaosRecipe, Verdict> verdicts, Map<FaultKind, Integer> f
     }
 
     /**
-     * The clients' sessions: whether any was lost ({@link Checkers#noSessionLost()}).
+     * The clients' sessions: whether any was lost ({@link Checkers#noSessionLost()}), and when each client was told
+     * its connection changed.
      *
      * @param clients how many client processes ran
      * @param losses one violation per session lost
      * @param counted whether a loss fails the run: no fault kind of the run ends sessions by design
+     * @param changes every client's {@code CONNECTED} and {@code DISCONNECTED} events, in history order
+     * @param timeout the clients' session timeout
      */
-    record Sessions(int clients, List<Violation> losses, boolean counted) {
+    record Sessions(int clients, List<Violation> losses, boolean counted, List<Event> changes, Duration timeout) {
+
+        /** Sessions without their changes, for a report whose blame needs none. */
+        Sessions(int clients, List<Violation> losses, boolean counted) {
+            this(clients, losses, counted, List.of(), Duration.ZERO);
+        }
+
+        /**
+         * Whether {@code client} was told its session ended (lost, or expired) after event {@code since} and before
+         * it was told of any connection again, no later than one session timeout after {@code nanos}.
+         */
+        boolean endedWithoutReconnecting(String client, long since, long nanos) {
+            for (Event e : changes) {
+                if (!e.client().equals(client) || e.seq() <= since) {
+                    continue;
+                }
+                if (e.kind() == Kind.CONNECTED || e.nanos() > nanos + timeout.toNanos()) {
+                    return false;
+                }
+                if (sessionEnd(e)) {
+                    return true;
+                }
+            }
+            return false;
+        }
+    }
+
+    /** Whether {@code e} tells its client that its session ended. */
+    static boolean sessionEnd(Event e) {
+        return e.kind() == Kind.DISCONNECTED && (e.detail().contains("LOST") || e.detail().contains("session expired"));
     }
 
     /**

@@ -135,7 +135,7 @@ final class ChaosRun {
     }
 
     /** The liveness bound: a holder again within the session timeout plus this much after the last heal. */
-    private Duration livenessBound() {
+    private static Duration livenessBound(Settings settings) {
         return settings.sessionTimeout().plusSeconds(10);
     }
 
@@ -205,9 +205,9 @@ final class ChaosRun {
                 faults.run(settings.duration());
                 faultCounts = faults.counts();
                 history.note("faults over, all healed");
-                say("faults over (" + faults.faults() + "), all healed; " + human(livenessBound())
+                say("faults over (" + faults.faults() + "), all healed; " + human(livenessBound(settings))
                         + " of quiet for the liveness check");
-                Thread.sleep(livenessBound().toMillis()); // the run's length, not a wait for a condition
+                Thread.sleep(livenessBound(settings).toMillis()); // the run's length, not a wait for a condition
                 // All at once: a barrier round in progress needs every member to finish it.
                 List<CompletableFuture<Void>> finishing = new ArrayList<>();
                 for (Client c : clients) {
@@ -269,19 +269,36 @@ final class ChaosRun {
         }
         Map<String, ClientLibrary> libraries = new LinkedHashMap<>();
         clients.forEach(c -> libraries.put(c.name, c.library));
+        return judge(settings, events, libraries, faultCounts, written, serverVersions);
+    }
+
+    /**
+     * Checks a run's history: each recipe's checkers, the blame of each violation, the sessions.
+     *
+     * @param settings the run's settings (its recipes, clients, session timeout and fault kinds count)
+     * @param events the history, in time order
+     * @param libraries every client's library, by name
+     * @param faultCounts the faults injected, by kind
+     * @param written where the history was written, if it was
+     * @param serverVersions each server's version at the end, by server id
+     * @return the report
+     */
+    static ChaosReport judge(Settings settings, List<Event> events, Map<String, ClientLibrary> libraries,
+            Map<FaultKind, Integer> faultCounts, Optional<Path> written, Map<Integer, String> serverVersions) {
         Map<ChaosRecipe, ChaosReport.Verdict> verdicts = new LinkedHashMap<>();
         Map<ChaosRecipe, String> counts = new LinkedHashMap<>();
         Map<ChaosRecipe, Map<ClientLibrary, Integer>> successes = new LinkedHashMap<>();
         List<Violation> retriedByCurator = new ArrayList<>();
         for (ChaosRecipe recipe : settings.recipes()) {
             List<Event> mine = ChaosChecks.eventsOf(recipe, events);
-            List<HistoryChecker> checkers = ChaosChecks.checkersFor(recipe, livenessBound(), settings.clients());
+            List<HistoryChecker> checkers = ChaosChecks.checkersFor(recipe, livenessBound(settings),
+                    settings.clients());
             // Every violation, not the first ten per checker: each is blamed on its clients' libraries.
             List<Violation> violations = checkers.stream().flatMap(c -> c.check(mine).stream()).toList();
-            if (violations.stream().anyMatch(v -> v.checker().equals("linearizable"))
-                    && libraries.containsValue(ClientLibrary.CURATOR) && !recipe.broken()
-                    && ChaosChecks.explainedByRetriedCuratorWrites(recipe, mine, libraries)) {
-                retriedByCurator.addAll(violations.stream().filter(v -> v.checker().equals("linearizable")).toList());
+            List<Violation> unordered = violations.stream().filter(v -> v.checker().equals("linearizable")).toList();
+            if (!unordered.isEmpty() && !recipe.broken()) {
+                retriedByCurator.addAll(ChaosChecks.explainedByRetriedCuratorWrites(recipe, mine, libraries,
+                        unordered));
             }
             verdicts.put(recipe, new ChaosReport.Verdict(checkers.stream().map(HistoryChecker::name).toList(),
                     violations));
@@ -292,7 +309,9 @@ final class ChaosRun {
             successes.put(recipe, byLibrary);
         }
         ChaosReport.Sessions sessions = new ChaosReport.Sessions(settings.clients(),
-                Checkers.noSessionLost().check(events), settings.sessionsMustSurvive());
+                Checkers.noSessionLost().check(events), settings.sessionsMustSurvive(), events.stream()
+                        .filter(e -> e.kind() == Kind.CONNECTED || e.kind() == Kind.DISCONNECTED).toList(),
+                settings.sessionTimeout());
         return new ChaosReport(verdicts, faultCounts, counts, events.size(), written, sessions, serverVersions,
                 libraries, successes, retriedByCurator);
     }

@@ -27,6 +27,11 @@ enum ClientLibrary {
         return mainClass;
     }
 
+    /** {@return the library a client's name ends with ({@code c2-curator}), Baton's when it names none} */
+    static ClientLibrary ofClient(String name) {
+        return name.endsWith("-" + CURATOR.id) ? CURATOR : BATON;
+    }
+
     /**
      * Returns the library of client {@code index} (1-based) of {@code clients} when {@code curatorPercent} of them
      * run Curator: that share rounded to the nearest client, spread evenly (2 of 4: the 2nd and the 4th), and at

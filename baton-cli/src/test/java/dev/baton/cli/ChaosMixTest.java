@@ -11,13 +11,19 @@ import dev.baton.testing.History;
 import dev.baton.testing.History.Event;
 import dev.baton.testing.History.Kind;
 import dev.baton.testing.Violation;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The mix of a mixed chaos run: which clients run Curator, the option, and whom a violation is blamed on. */
 class ChaosMixTest {
@@ -42,6 +48,34 @@ class ChaosMixTest {
         assertThatThrownBy(() -> ChaosCommand.curatorPercent("zookeeper")).hasMessageContaining("--mix must look like")
                 .hasMessageContaining("zookeeper");
         assertThat(baton("chaos", "--mix", "curator:0%").err()).contains("--mix curator:N% takes N from 1 to 99");
+    }
+
+    @Test
+    void aWrittenHistoryIsJudgedAgainWithTheSameVerdict(@TempDir Path dir) throws IOException {
+        // Two holders of the mutex at once; the older one's session is lost 1 ms after the newer grant.
+        List<Event> events = List.of(
+                new Event(0, 1_000_000, "c1-baton", Kind.CONNECTED, "", History.NO_TOKEN, "CONNECTED session 0x1"),
+                new Event(1, 2_000_000, "c2-curator", Kind.CONNECTED, "", History.NO_TOKEN, "CONNECTED session 0x2"),
+                new Event(2, 3_000_000, "c2-curator", Kind.ACQUIRED, "mutex", 10, ""),
+                new Event(3, 4_000_000, "c1-baton", Kind.ACQUIRED, "mutex", 20, ""),
+                new Event(4, 5_000_000, "c2-curator", Kind.DISCONNECTED, "", History.NO_TOKEN, "LOST"),
+                new Event(5, 6_000_000, "c1-baton", Kind.RELEASED, "mutex", 20, ""));
+        Path curators = dir.resolve("curators.history");
+        Files.writeString(curators, History.format(events, Set.of()));
+        Cli.Result judged = baton("chaos", "--judge", curators.toString(), "--recipe", "mutex,latch");
+        assertThat(judged.exitCode()).as(judged.out() + judged.err()).isZero();
+        assertThat(judged.out()).contains("mutex                PASS*", "clients: c1-baton, c2-curator",
+                "blamed on c2-curator, whose session ended").doesNotContain("latch  ");
+
+        // Without the session's end, nothing tells the stale hold: both are blamed and the run fails.
+        Path both = dir.resolve("both.history");
+        Files.writeString(both, History.format(events.stream().filter(e -> e.seq() != 4).toList(), Set.of()));
+        Cli.Result failed = baton("chaos", "--judge", both.toString(), "--recipe", "mutex");
+        assertThat(failed.exitCode()).isEqualTo(1);
+        assertThat(failed.out()).contains("mutex                FAIL", "involving a Baton client");
+
+        assertThat(baton("chaos", "--judge", dir.resolve("missing").toString()).err())
+                .contains("cannot read the history", "missing");
     }
 
     @Test
@@ -93,6 +127,59 @@ class ChaosMixTest {
                 event(3, "c2-curator", Kind.ACQUIRED, 20, ""));
         assertThat(report.blamed(batonStale)).containsExactly("c1-baton");
         assertThat(report.curatorOnly(batonStale)).isFalse();
+    }
+
+    @Test
+    void anOlderHolderIsStaleWhenItsSessionEndedSoonAfterEvenIfTheCheckerDidNotMarkIt() {
+        Map<String, ClientLibrary> clients = Map.of("c1-baton", BATON, "c4-curator", CURATOR);
+        Event curatorHolds = event(1, "c4-curator", Kind.ACQUIRED, 10, "");
+        Event batonHolds = event(3, "c1-baton", Kind.ACQUIRED, 20, "");
+        Violation twoAtOnce = twoHolders(curatorHolds, batonHolds); // the checker marks the two holds only
+        Event suspended = event(5, "c4-curator", Kind.DISCONNECTED, History.NO_TOKEN, "SUSPENDED");
+        Event lost = event(9, "c4-curator", Kind.DISCONNECTED, History.NO_TOKEN, "LOST");
+        Event reconnected = event(10, "c4-curator", Kind.CONNECTED, History.NO_TOKEN, "RECONNECTED");
+
+        // Told its session was lost 6 µs after the Baton grant, without reconnecting in between: Curator's.
+        assertThat(withChanges(clients, Duration.ofSeconds(4), suspended, lost, reconnected).blamed(twoAtOnce))
+                .containsExactly("c4-curator");
+        // Reconnected first (its session lived on), or lost it only after a session timeout: both are blamed.
+        assertThat(withChanges(clients, Duration.ofSeconds(4), suspended, reconnected, lost).blamed(twoAtOnce))
+                .containsExactly("c1-baton", "c4-curator");
+        assertThat(withChanges(clients, Duration.ofNanos(5_000), suspended, lost, reconnected).blamed(twoAtOnce))
+                .containsExactly("c1-baton", "c4-curator");
+    }
+
+    private static ChaosReport withChanges(Map<String, ClientLibrary> clients, Duration timeout, Event... changes) {
+        return new ChaosReport(Map.of(), Map.of(), Map.of(), 0, Optional.empty(), new ChaosReport.Sessions(
+                clients.size(), List.of(), false, List.of(changes), timeout), Map.of(), clients, Map.of(), List.of());
+    }
+
+    @Test
+    void anEarlyDoubleBarrierReturnIsTheReturningMembersAndAStaleReadTheReaders() {
+        Map<String, ClientLibrary> clients = Map.of("c1-baton", BATON, "c2-curator", CURATOR);
+        ChaosReport report = new ChaosReport(Map.of(), Map.of(), Map.of(), 0, Optional.empty(),
+                new ChaosReport.Sessions(2, List.of(), false), Map.of(), clients, Map.of(), List.of());
+        Event batonLeaves = new Event(1, 1_000, "c1-baton", Kind.LEAVE_CALLED, "double-barrier-7", History.NO_TOKEN,
+                "");
+        Event curatorReturns = new Event(2, 2_000, "c2-curator", Kind.LEAVE_RETURNED, "double-barrier-7",
+                History.NO_TOKEN, "");
+        Violation early = new Violation("barrier", "barrier 'double-barrier-7' round 1: c2-curator's leave returned"
+                + " at #2 when only 1 of 2 members had called leave [c1-baton]", List.of(batonLeaves, curatorReturns),
+                "", List.of(batonLeaves, curatorReturns));
+        assertThat(report.involved(early)).containsExactly("c1-baton", "c2-curator");
+        assertThat(report.blame(early).clients()).containsExactly("c2-curator");
+        assertThat(report.curatorOnly(early)).isTrue();
+
+        // A Curator client's read from a server behind: the reader's; the Baton writer is only named.
+        List<Event> ops = List.of(
+                new Event(0, 1_000, "c1-baton", Kind.OP_INVOKED, "atomic-long", History.NO_TOKEN, "add 1"),
+                new Event(1, 2_000, "c1-baton", Kind.OP_OK, "atomic-long", History.NO_TOKEN, "add 1 => 0 1"),
+                new Event(2, 3_000, "c2-curator", Kind.OP_INVOKED, "atomic-long", History.NO_TOKEN, "read"),
+                new Event(3, 4_000, "c2-curator", Kind.OP_OK, "atomic-long", History.NO_TOKEN, "read => 0"));
+        Violation stale = Checkers.linearizable("atomic-long").check(ops).get(0);
+        assertThat(stale.message()).contains(Checkers.STALE_READ);
+        assertThat(report.blame(stale).clients()).containsExactly("c2-curator");
+        assertThat(report.curatorOnly(stale)).isTrue();
     }
 
     @Test
@@ -149,12 +236,29 @@ class ChaosMixTest {
     void aCounterWriteAppliedTwiceExplainsWhatAReaderSawOnlyWhenACuratorClientWroteIt() {
         // The writer's second increment goes through, its answer is lost, and its retry increments again: the
         // reader sees 2 while the writer's answer says it went from 2 to 3.
+        List<Violation> curators = Checkers.linearizable("atomic-long").check(twice("c1-curator"));
+        assertThat(curators).hasSize(1); // a violation at all
         assertThat(ChaosChecks.explainedByRetriedCuratorWrites(ChaosRecipe.ATOMIC_LONG, twice("c1-curator"),
-                Map.of("c1-curator", CURATOR, "c2-baton", BATON))).isTrue();
+                Map.of("c1-curator", CURATOR, "c2-baton", BATON), curators)).isEqualTo(curators);
+        List<Violation> batons = Checkers.linearizable("atomic-long").check(twice("c1-baton"));
         assertThat(ChaosChecks.explainedByRetriedCuratorWrites(ChaosRecipe.ATOMIC_LONG, twice("c1-baton"),
-                Map.of("c1-baton", BATON, "c2-baton", BATON))).isFalse();
-        // And it is a violation at all.
-        assertThat(Checkers.linearizable("atomic-long").check(twice("c1-curator"))).isNotEmpty();
+                Map.of("c1-baton", BATON, "c2-baton", BATON), batons)).isEmpty();
+    }
+
+    @Test
+    void aWriteAppliedTwiceExplainsOnlyTheViolationsItCauses() {
+        // Curator's doubled write first, then, later and unrelated, a Baton client's read of a value the counter
+        // never held: only the first is Curator's.
+        List<Event> events = new ArrayList<>(twice("c1-curator"));
+        int n = events.size();
+        events.add(new Event(n, 1_000L * (n + 1), "c2-baton", Kind.OP_INVOKED, "atomic-long", History.NO_TOKEN,
+                "read"));
+        events.add(new Event(n + 1, 1_000L * (n + 2), "c2-baton", Kind.OP_OK, "atomic-long", History.NO_TOKEN,
+                "read => 7"));
+        List<Violation> found = Checkers.linearizable("atomic-long").check(events);
+        assertThat(found).hasSize(2);
+        assertThat(ChaosChecks.explainedByRetriedCuratorWrites(ChaosRecipe.ATOMIC_LONG, events,
+                Map.of("c1-curator", CURATOR, "c2-baton", BATON), found)).containsExactly(found.get(0));
     }
 
     private static List<Event> twice(String writer) {
