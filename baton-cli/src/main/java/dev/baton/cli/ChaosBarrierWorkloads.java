@@ -83,6 +83,22 @@ final class ChaosBarrierWorkloads {
         };
     }
 
+    /**
+     * A double barrier whose leave returns at once (the real leave runs on behind it): the {@code barrier} checker
+     * must see it return before every member called leave.
+     */
+    static RoundBarriers brokenRounds(RoundBarriers real) {
+        return (path, members) -> {
+            RoundBarrier barrier = real.at(path, members);
+            return new RoundBarrier(barrier.enter(), ms -> {
+                Thread leaving = new Thread(() -> releaseQuietly(() -> barrier.leave().within(ms)), "broken-leave");
+                leaving.setDaemon(true);
+                leaving.start();
+                return true;
+            });
+        };
+    }
+
     /** Baton's {@link DistributedDoubleBarrier}. */
     static RoundBarriers baton(BatonClient client) {
         return (path, members) -> {

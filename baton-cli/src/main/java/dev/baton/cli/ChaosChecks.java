@@ -43,11 +43,11 @@ final class ChaosChecks {
             case LATCH, SELECTOR -> List.of(Checkers.mutualExclusion(), Checkers.fencingTokensIncrease(id),
                     Checkers.liveness(livenessBound, id));
             case BARRIER, BROKEN_BARRIER -> List.of(Checkers.barrierBlocks());
-            case DOUBLE_BARRIER -> List.of(Checkers.barrier(clients));
+            case DOUBLE_BARRIER, BROKEN_DOUBLE_BARRIER -> List.of(Checkers.barrier(clients));
             case ATOMIC_LONG, ATOMIC_LONG_LOCKED, SHARED_COUNT, BROKEN_COUNTER -> List.of(Checkers.linearizable(id));
             case QUEUE -> List.of(Checkers.queueNothingLost(), Checkers.queueExclusive());
-            case QUEUE_UNLOCKED -> List.of(Checkers.queueEveryItemTaken(), Checkers.queueAtMostOnce());
-            case DISCOVERY -> List.of(Checkers.discoveryFindsLive());
+            case QUEUE_UNLOCKED, BROKEN_QUEUE -> List.of(Checkers.queueEveryItemTaken(), Checkers.queueAtMostOnce());
+            case DISCOVERY, BROKEN_DISCOVERY -> List.of(Checkers.discoveryFindsLive());
         };
     }
 
@@ -78,8 +78,9 @@ final class ChaosChecks {
         return switch (recipe) {
             case RWLOCK -> e -> e.name().equals(ChaosLockWorkloads.ReadWriteWorkload.WRITE)
                     || e.name().equals(ChaosLockWorkloads.ReadWriteWorkload.READ);
-            case BARRIER, BROKEN_BARRIER, DOUBLE_BARRIER -> e -> e.name().startsWith(id + "-");
-            case QUEUE, QUEUE_UNLOCKED -> e -> e.kind().name().startsWith("ITEM_") && e.name().startsWith(id + "/");
+            case BARRIER, BROKEN_BARRIER, DOUBLE_BARRIER, BROKEN_DOUBLE_BARRIER -> e -> e.name().startsWith(id + "-");
+            case QUEUE, QUEUE_UNLOCKED, BROKEN_QUEUE -> e -> e.kind().name().startsWith("ITEM_")
+                    && e.name().startsWith(id + "/");
             default -> e -> e.name().equals(id);
         };
     }
@@ -162,16 +163,16 @@ final class ChaosChecks {
             case BARRIER, BROKEN_BARRIER -> n.getOrDefault(Kind.ACQUIRED, 0) + " barriers raised, "
                     + n.getOrDefault(Kind.ENTER_RETURNED, 0) + " waits passed, "
                     + n.getOrDefault(Kind.ENTER_CALLED, 0) + " waits called";
-            case DOUBLE_BARRIER -> n.getOrDefault(Kind.ENTER_RETURNED, 0) + " enters passed, "
+            case DOUBLE_BARRIER, BROKEN_DOUBLE_BARRIER -> n.getOrDefault(Kind.ENTER_RETURNED, 0) + " enters passed, "
                     + n.getOrDefault(Kind.LEAVE_RETURNED, 0) + " leaves passed, "
                     + n.getOrDefault(Kind.ENTER_CALLED, 0) + " enters called";
             case ATOMIC_LONG, ATOMIC_LONG_LOCKED, SHARED_COUNT, BROKEN_COUNTER -> n.getOrDefault(Kind.OP_INVOKED, 0)
                     + " operations (" + n.getOrDefault(Kind.OP_OK, 0) + " ok, " + n.getOrDefault(Kind.OP_FAILED, 0)
                     + " failed, " + n.getOrDefault(Kind.OP_UNKNOWN, 0) + " unknown)";
-            case DISCOVERY -> n.getOrDefault(Kind.OP_OK, 0) + " queries answered ("
+            case DISCOVERY, BROKEN_DISCOVERY -> n.getOrDefault(Kind.OP_OK, 0) + " queries answered ("
                     + n.getOrDefault(Kind.OP_FAILED, 0) + " failed), " + n.getOrDefault(Kind.ACQUIRED, 0)
                     + " registrations confirmed";
-            case QUEUE, QUEUE_UNLOCKED -> n.getOrDefault(Kind.ITEM_PUT, 0) + " items put, "
+            case QUEUE, QUEUE_UNLOCKED, BROKEN_QUEUE -> n.getOrDefault(Kind.ITEM_PUT, 0) + " items put, "
                     + n.getOrDefault(Kind.ITEM_TAKEN, 0) + " taken, " + n.getOrDefault(Kind.ITEM_DONE, 0) + " done, "
                     + n.getOrDefault(Kind.ITEM_DROPPED, 0)
                     + " dropped";

@@ -69,6 +69,33 @@ final class ChaosDiscoveryWorkloads {
     }
 
     /**
+     * A service discovery whose queries lose an instance: the last of the answer, in id order. The
+     * {@code discovery-finds-live} checker must catch it.
+     */
+    static Registries broken(Registries real) {
+        return basePath -> {
+            Registry registry = real.open(basePath);
+            return new Registry() {
+                @Override
+                public void register(String id) throws Exception {
+                    registry.register(id);
+                }
+
+                @Override
+                public List<String> query() throws Exception {
+                    List<String> found = registry.query().stream().sorted().toList();
+                    return found.isEmpty() ? found : found.subList(0, found.size() - 1);
+                }
+
+                @Override
+                public void close() throws Exception {
+                    registry.close();
+                }
+            };
+        };
+    }
+
+    /**
      * {@code discovery}: each client registers an instance named after itself, confirms now and then that its
      * registration is on the server (a sync, then a read of its node; begun as an enter, confirmed as a hold),
      * and queries the service again and again (a sync, then the query), recording what it found. The checker wants

@@ -9,6 +9,8 @@ import dev.baton.recipes.queue.DistributedQueue;
 import dev.baton.recipes.queue.QueueBuilder;
 import dev.baton.recipes.queue.QueueConsumer;
 import dev.baton.state.ConnectionState;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -89,6 +91,39 @@ final class ChaosQueueWorkloads {
                     queue.close();
                 }
             };
+        };
+    }
+
+    /**
+     * A queue whose consumer mishandles one item in five: it drops one (never handed to the workload) and puts
+     * another back after consuming it (so it is taken twice). The {@code queue-every-item-taken} and
+     * {@code queue-at-most-once} checkers must catch it.
+     */
+    static ItemQueues broken(ItemQueues real) {
+        return (path, lockPath, items) -> {
+            AtomicReference<@Nullable ItemQueue> queue = new AtomicReference<>();
+            AtomicInteger consumed = new AtomicInteger();
+            ItemQueue created = real.create(path, lockPath, new Items() {
+                @Override
+                public void consume(String item) throws InterruptedException {
+                    int n = consumed.incrementAndGet();
+                    if (n % 10 == 3) {
+                        return; // dropped
+                    }
+                    items.consume(item);
+                    ItemQueue q = queue.get();
+                    if (n % 10 == 7 && q != null) {
+                        releaseQuietly(() -> q.put(item)); // once more
+                    }
+                }
+
+                @Override
+                public void lost() {
+                    items.lost();
+                }
+            });
+            queue.set(created);
+            return created;
         };
     }
 

@@ -32,7 +32,13 @@ enum ChaosRecipe {
     /** A mutex holder that ignores what its lock tells it (no session check): mutual exclusion must fail. */
     DEAF_MUTEX("deaf-mutex", true),
     /** A barrier whose waiters do not wait: the barrier checker must see them pass a standing barrier. */
-    BROKEN_BARRIER("broken-barrier", true);
+    BROKEN_BARRIER("broken-barrier", true),
+    /** A double barrier whose leave returns at once: the barrier checker must see it return too early. */
+    BROKEN_DOUBLE_BARRIER("broken-double-barrier", true),
+    /** A queue without a lock path that drops items and hands some out twice: both queue checkers must say so. */
+    BROKEN_QUEUE("broken-queue", true),
+    /** A service discovery whose queries lose an instance: the discovery checker must see it missing. */
+    BROKEN_DISCOVERY("broken-discovery", true);
 
     private final String id;
     private final boolean broken;

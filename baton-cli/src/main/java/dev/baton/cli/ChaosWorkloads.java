@@ -193,18 +193,24 @@ final class ChaosWorkloads {
                     ChaosLeaderWorkloads.batonSelectors(client));
             case DISCOVERY -> new ChaosDiscoveryWorkloads.DiscoveryWorkload<>(ctx, name,
                     ChaosDiscoveryWorkloads.baton(client));
+            case BROKEN_DISCOVERY -> new ChaosDiscoveryWorkloads.DiscoveryWorkload<>(ctx, name,
+                    ChaosDiscoveryWorkloads.broken(ChaosDiscoveryWorkloads.baton(client)));
             case BARRIER -> new ChaosBarrierWorkloads.GateWorkload<>(ctx, name,
                     ChaosBarrierWorkloads.batonGates(client));
             case BROKEN_BARRIER -> new ChaosBarrierWorkloads.GateWorkload<>(ctx, name,
                     ChaosBarrierWorkloads.brokenGates(ChaosBarrierWorkloads.batonGates(client)));
             case DOUBLE_BARRIER -> new ChaosBarrierWorkloads.DoubleBarrierWorkload<>(ctx, name,
                     ChaosBarrierWorkloads.baton(client));
+            case BROKEN_DOUBLE_BARRIER -> new ChaosBarrierWorkloads.DoubleBarrierWorkload<>(ctx, name,
+                    ChaosBarrierWorkloads.brokenRounds(ChaosBarrierWorkloads.baton(client)));
             case ATOMIC_LONG, ATOMIC_LONG_LOCKED -> new ChaosCounterWorkloads.AtomicLongWorkload<>(ctx, name,
                     ChaosCounterWorkloads.batonAtomicLongs(client), recipe == ChaosRecipe.ATOMIC_LONG_LOCKED);
             case SHARED_COUNT -> new ChaosCounterWorkloads.SharedCountWorkload<>(ctx, name,
                     ChaosCounterWorkloads.batonSharedCount(client, pathOf(name)));
             case QUEUE, QUEUE_UNLOCKED -> new ChaosQueueWorkloads.QueueWorkload<>(ctx, name,
                     ChaosQueueWorkloads.baton(client), recipe == ChaosRecipe.QUEUE);
+            case BROKEN_QUEUE -> new ChaosQueueWorkloads.QueueWorkload<>(ctx, name,
+                    ChaosQueueWorkloads.broken(ChaosQueueWorkloads.baton(client)), false);
             case BROKEN_COUNTER -> new ChaosCounterWorkloads.BrokenCounterWorkload<>(ctx, name);
             case DEAF_MUTEX -> new ChaosLockWorkloads.MutexWorkload(ctx, name,
                     new InterProcessMutex(ctx.client(), pathOf(name)), true);

@@ -60,16 +60,22 @@ final class CuratorWorkloads {
             case BARRIER -> new ChaosBarrierWorkloads.GateWorkload<>(ctx, name, CuratorRecipes.gates(client));
             case DISCOVERY -> new ChaosDiscoveryWorkloads.DiscoveryWorkload<>(ctx, name,
                     CuratorRecipes.registries(client));
+            case BROKEN_DISCOVERY -> new ChaosDiscoveryWorkloads.DiscoveryWorkload<>(ctx, name,
+                    ChaosDiscoveryWorkloads.broken(CuratorRecipes.registries(client)));
             case BROKEN_BARRIER -> new ChaosBarrierWorkloads.GateWorkload<>(ctx, name,
                     ChaosBarrierWorkloads.brokenGates(CuratorRecipes.gates(client)));
             case DOUBLE_BARRIER -> new ChaosBarrierWorkloads.DoubleBarrierWorkload<>(ctx, name,
                     CuratorRecipes.barriers(client));
+            case BROKEN_DOUBLE_BARRIER -> new ChaosBarrierWorkloads.DoubleBarrierWorkload<>(ctx, name,
+                    ChaosBarrierWorkloads.brokenRounds(CuratorRecipes.barriers(client)));
             case ATOMIC_LONG, ATOMIC_LONG_LOCKED -> new ChaosCounterWorkloads.AtomicLongWorkload<>(ctx, name,
                     CuratorRecipes.atomicLongs(client), recipe == ChaosRecipe.ATOMIC_LONG_LOCKED);
             case SHARED_COUNT -> new ChaosCounterWorkloads.SharedCountWorkload<>(ctx, name,
                     CuratorRecipes.sharedCount(client, ChaosWorkloads.pathOf(name)));
             case QUEUE, QUEUE_UNLOCKED -> new ChaosQueueWorkloads.QueueWorkload<>(ctx, name,
                     CuratorRecipes.queues(client), recipe == ChaosRecipe.QUEUE);
+            case BROKEN_QUEUE -> new ChaosQueueWorkloads.QueueWorkload<>(ctx, name,
+                    ChaosQueueWorkloads.broken(CuratorRecipes.queues(client)), false);
             case BROKEN_COUNTER -> new ChaosCounterWorkloads.BrokenCounterWorkload<>(ctx, name);
         };
     }
