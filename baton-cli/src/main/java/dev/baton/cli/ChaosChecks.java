@@ -36,9 +36,9 @@ final class ChaosChecks {
             case MUTEX, SEMAPHORE_MUTEX -> List.of(Checkers.mutualExclusion(), Checkers.fencingTokensIncrease(id),
                     Checkers.liveness(livenessBound, id));
             case DEAF_MUTEX -> List.of(Checkers.mutualExclusion(), Checkers.fencingTokensIncrease(id));
-            case RWLOCK -> List.of(Checkers.readWriteExclusion(ChaosLockWorkloads.ReadWriteWorkload.WRITE,
-                    ChaosLockWorkloads.ReadWriteWorkload.READ),
-                    Checkers.fencingTokensIncrease(ChaosLockWorkloads.ReadWriteWorkload.WRITE));
+            case RWLOCK, BROKEN_RWLOCK -> List.of(Checkers.readWriteExclusion(ChaosLockWorkloads.ReadWriteWorkload
+                    .write(id), ChaosLockWorkloads.ReadWriteWorkload.read(id)),
+                    Checkers.fencingTokensIncrease(ChaosLockWorkloads.ReadWriteWorkload.write(id)));
             case SEMAPHORE -> List.of(Checkers.atMostHolders(ChaosLockWorkloads.SemaphoreWorkload.MAX_LEASES));
             case LATCH, SELECTOR -> List.of(Checkers.mutualExclusion(), Checkers.fencingTokensIncrease(id),
                     Checkers.liveness(livenessBound, id));
@@ -76,8 +76,8 @@ final class ChaosChecks {
     private static Predicate<Event> ownEvent(ChaosRecipe recipe) {
         String id = recipe.id();
         return switch (recipe) {
-            case RWLOCK -> e -> e.name().equals(ChaosLockWorkloads.ReadWriteWorkload.WRITE)
-                    || e.name().equals(ChaosLockWorkloads.ReadWriteWorkload.READ);
+            case RWLOCK, BROKEN_RWLOCK -> e -> e.name().equals(ChaosLockWorkloads.ReadWriteWorkload.write(id))
+                    || e.name().equals(ChaosLockWorkloads.ReadWriteWorkload.read(id));
             case BARRIER, BROKEN_BARRIER, DOUBLE_BARRIER, BROKEN_DOUBLE_BARRIER -> e -> e.name().startsWith(id + "-");
             case QUEUE, QUEUE_UNLOCKED, BROKEN_QUEUE -> e -> e.kind().name().startsWith("ITEM_")
                     && e.name().startsWith(id + "/");
@@ -155,8 +155,8 @@ final class ChaosChecks {
             n.merge(e.kind(), 1, Integer::sum);
         }
         return switch (recipe) {
-            case MUTEX, SEMAPHORE_MUTEX, DEAF_MUTEX, RWLOCK, SEMAPHORE -> n.getOrDefault(Kind.ACQUIRED, 0)
-                    + " acquisitions, "
+            case MUTEX, SEMAPHORE_MUTEX, DEAF_MUTEX, RWLOCK, BROKEN_RWLOCK, SEMAPHORE -> n.getOrDefault(
+                    Kind.ACQUIRED, 0) + " acquisitions, "
                     + n.getOrDefault(Kind.LOST, 0) + " losses told";
             case LATCH, SELECTOR -> n.getOrDefault(Kind.BECAME_LEADER, 0) + " leaderships, "
                     + n.getOrDefault(Kind.LOST_LEADERSHIP, 0) + " ended";

@@ -184,15 +184,29 @@ final class ChaosLockWorkloads {
         }
     }
 
-    /** {@code rwlock}: an {@link InterProcessReadWriteLock}, a writer a third of the time, else a reader. */
+    /**
+     * {@code rwlock}: an {@link InterProcessReadWriteLock}, a writer a third of the time, else a reader; the
+     * history names the holds {@code <recipe>-write} and {@code <recipe>-read}. {@code broken-rwlock}: its writers
+     * take the read lock.
+     */
     static final class ReadWriteWorkload extends HoldingWorkload<BatonClient> {
-        static final String WRITE = "rwlock-write";
-        static final String READ = "rwlock-read";
         private final InterProcessReadWriteLock lock;
+        private final boolean broken;
 
-        ReadWriteWorkload(Context<BatonClient> ctx, String name) {
+        ReadWriteWorkload(Context<BatonClient> ctx, String name, boolean broken) {
             super(ctx, name);
             this.lock = new InterProcessReadWriteLock(ctx.client(), path(name));
+            this.broken = broken;
+        }
+
+        /** The history's name of a write hold of {@code recipe}. */
+        static String write(String recipe) {
+            return recipe + "-write";
+        }
+
+        /** The history's name of a read hold of {@code recipe}. */
+        static String read(String recipe) {
+            return recipe + "-read";
         }
 
         @Override
@@ -201,12 +215,12 @@ final class ChaosLockWorkloads {
             lock.readLock().getHoldListenable().addListener((hold, state) -> told(state));
             spawn("worker", () -> {
                 boolean write = ctx.random().nextInt(3) == 0;
-                InterProcessMutex half = write ? lock.writeLock() : lock.readLock();
+                InterProcessMutex half = write && !broken ? lock.writeLock() : lock.readLock();
                 if (!Boolean.TRUE.equals(take(half::acquire))) {
                     return;
                 }
                 try {
-                    if (believe(write ? WRITE : READ, half.fencingToken().orElse(History.NO_TOKEN),
+                    if (believe(write ? write(name) : read(name), half.fencingToken().orElse(History.NO_TOKEN),
                             () -> half.safeFor().toMillis())) {
                         work();
                     }

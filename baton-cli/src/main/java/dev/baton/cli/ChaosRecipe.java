@@ -31,6 +31,8 @@ enum ChaosRecipe {
     BROKEN_COUNTER("broken-counter", true),
     /** A mutex holder that ignores what its lock tells it (no session check): mutual exclusion must fail. */
     DEAF_MUTEX("deaf-mutex", true),
+    /** A read-write lock whose writers take the read lock: read-write exclusion must fail. */
+    BROKEN_RWLOCK("broken-rwlock", true),
     /** A barrier whose waiters do not wait: the barrier checker must see them pass a standing barrier. */
     BROKEN_BARRIER("broken-barrier", true),
     /** A double barrier whose leave returns at once: the barrier checker must see it return too early. */

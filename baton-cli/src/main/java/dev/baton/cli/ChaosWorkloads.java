@@ -185,7 +185,8 @@ final class ChaosWorkloads {
                     new InterProcessMutex(ctx.client(), pathOf(name)), false);
             case SEMAPHORE_MUTEX -> new ChaosLockWorkloads.MutexWorkload(ctx, name,
                     new InterProcessSemaphoreMutex(ctx.client(), pathOf(name)), false);
-            case RWLOCK -> new ChaosLockWorkloads.ReadWriteWorkload(ctx, name);
+            case RWLOCK, BROKEN_RWLOCK -> new ChaosLockWorkloads.ReadWriteWorkload(ctx, name,
+                    recipe == ChaosRecipe.BROKEN_RWLOCK);
             case SEMAPHORE -> new ChaosLockWorkloads.SemaphoreWorkload(ctx, name);
             case LATCH -> new ChaosLeaderWorkloads.LatchWorkload<>(ctx, name,
                     ChaosLeaderWorkloads.batonLatches(client));

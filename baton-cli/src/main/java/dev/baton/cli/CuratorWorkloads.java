@@ -53,7 +53,7 @@ final class CuratorWorkloads {
                 yield new MutexWorkload(ctx, name, lock, () -> ChaosWorkloads.pathOf(name) + "/leases/"
                         + ((Lease) SEMAPHORE_LEASE.get(lock)).getNodeName(), false);
             }
-            case RWLOCK -> new ReadWriteWorkload(ctx, name);
+            case RWLOCK, BROKEN_RWLOCK -> new ReadWriteWorkload(ctx, name, recipe == ChaosRecipe.BROKEN_RWLOCK);
             case SEMAPHORE -> new SemaphoreWorkload(ctx, name);
             case LATCH -> new ChaosLeaderWorkloads.LatchWorkload<>(ctx, name, CuratorRecipes.latches(client));
             case SELECTOR -> new ChaosLeaderWorkloads.SelectorWorkload<>(ctx, name, CuratorRecipes.selectors(client));
@@ -202,13 +202,18 @@ final class CuratorWorkloads {
         }
     }
 
-    /** {@code rwlock}: Curator's {@link InterProcessReadWriteLock}, a writer a third of the time. */
+    /**
+     * {@code rwlock}: Curator's {@link InterProcessReadWriteLock}, a writer a third of the time; {@code broken-rwlock}:
+     * its writers take the read lock.
+     */
     private static final class ReadWriteWorkload extends CuratorHolding {
         private final InterProcessReadWriteLock lock;
+        private final boolean broken;
 
-        ReadWriteWorkload(Context<CuratorFramework> ctx, String name) {
+        ReadWriteWorkload(Context<CuratorFramework> ctx, String name, boolean broken) {
             super(ctx, name);
             this.lock = new InterProcessReadWriteLock(ctx.client(), path(name));
+            this.broken = broken;
         }
 
         @Override
@@ -216,13 +221,13 @@ final class CuratorWorkloads {
             listen();
             spawn("worker", () -> {
                 boolean write = ctx.random().nextInt(3) == 0;
-                InterProcessMutex half = write ? lock.writeLock() : lock.readLock();
+                InterProcessMutex half = write && !broken ? lock.writeLock() : lock.readLock();
                 if (!Boolean.TRUE.equals(take(half::acquire))) {
                     return;
                 }
                 try {
-                    holdAndWork(write ? ChaosLockWorkloads.ReadWriteWorkload.WRITE
-                            : ChaosLockWorkloads.ReadWriteWorkload.READ, lockPath(half));
+                    holdAndWork(write ? ChaosLockWorkloads.ReadWriteWorkload.write(name)
+                            : ChaosLockWorkloads.ReadWriteWorkload.read(name), lockPath(half));
                 } finally {
                     letGo();
                     releaseQuietly(half::release);
