@@ -12,6 +12,7 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
+import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.ZooKeeper;
 import org.jspecify.annotations.Nullable;
 
@@ -26,7 +27,8 @@ import org.jspecify.annotations.Nullable;
  * <p>Commands: {@code start <connect> <sessionMs> <recipes> <clients> <seed> <name> <links>} connects and starts
  * the workloads ({@code links}: {@link LinkAddresses#format()}); {@code session} answers
  * {@code <id> <password-hex>} of the current session, or {@code none}; {@code finish} ends the producing, the
- * barrier rounds and makes the counters' last reads; {@code queue-left} lists what the queues still hold;
+ * barrier rounds and makes the counters' last reads; {@code queue-left} lists what the queues still hold
+ * ({@code queue-drained}: whether they hold no item);
  * {@code stop} stops every workload and closes the client.
  *
  * @param <C> the library's client type
@@ -102,6 +104,18 @@ public final class ChaosClient<C> {
                 }
             }
             return left.isEmpty() ? "no queue" : String.join("; ", left);
+        });
+        driver.on("queue-drained", a -> {
+            for (ChaosWorkloads.Workload<C> w : chaos.workloads) {
+                try {
+                    if (w instanceof ChaosWorkloads.Queue q && !q.drained()) {
+                        return "false";
+                    }
+                } catch (KeeperException e) {
+                    return "false"; // not connected now: ask again
+                }
+            }
+            return "true";
         });
         driver.on("stop", a -> {
             chaos.stop();

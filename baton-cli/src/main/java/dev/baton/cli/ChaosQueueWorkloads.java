@@ -238,6 +238,11 @@ final class ChaosQueueWorkloads {
         }
 
         @Override
+        public boolean drained() throws Exception {
+            return ctx.nodes().children(path(name)).isEmpty();
+        }
+
+        @Override
         public String leftOver() throws Exception {
             return name + ": items " + ctx.nodes().children(path(name))
                     + (locked ? " locks " + ctx.nodes().children(path(name + "-lock")) : "");

@@ -174,6 +174,9 @@ final class ChaosWorkloads {
     interface Queue {
         /** Returns the items and lock nodes left. */
         String leftOver() throws Exception;
+
+        /** Returns true when the queue holds no item on the server. */
+        boolean drained() throws Exception;
     }
 
     /** Returns Baton's workload of {@code recipe}, not started. */
