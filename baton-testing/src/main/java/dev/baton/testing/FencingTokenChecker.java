@@ -42,9 +42,10 @@ final class FencingTokenChecker implements HistoryChecker {
                 highest.put(key, e);
                 continue;
             }
-            boolean resumedHold = e.token() == max.token() && max.equals(previous) && e.client().equals(max.client());
+            boolean resumedHold = e.token() == max.token() && previous != null && previous.token() == e.token()
+                    && previous.client().equals(e.client());
             if (resumedHold) {
-                continue; // the same holder regaining the same node, nobody in between
+                continue; // the same holder regaining the same node (once or again), nobody in between
             }
             out.add(Excerpts.violation(name(),
                     key + ": holder " + e.client() + " got token " + e.token() + " at #" + e.seq()

@@ -82,6 +82,8 @@ class TokenCheckersTest {
                 .at(0, "a", BECAME_LEADER, "/leader", 8)
                 .at(1, "a", LOST_LEADERSHIP, "/leader", 8)   // SUSPENDED
                 .at(2, "a", BECAME_LEADER, "/leader", 8)     // RECONNECTED, node still first
+                .at(3, "a", LOST_LEADERSHIP, "/leader", 8)   // and once more (a one-hour run saw it)
+                .at(4, "a", BECAME_LEADER, "/leader", 8)
                 .events();
 
         assertThat(increasing.check(h)).isEmpty();
