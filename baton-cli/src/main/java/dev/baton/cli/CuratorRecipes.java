@@ -18,6 +18,8 @@ import java.util.List;
 import java.util.OptionalLong;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.recipes.atomic.AtomicValue;
@@ -197,12 +199,67 @@ final class CuratorRecipes {
         };
     }
 
+    /**
+     * Curator's {@link DistributedDoubleBarrier}, each step held to its time limit: Curator's {@code enter} waits
+     * without one once a connection event has woken it (a one-hour run saw a member stay in it for 55 minutes,
+     * and no round of all members could form after that), so the step is interrupted a while after its limit and
+     * fails saying so.
+     */
     static RoundBarriers barriers(CuratorFramework client) {
         return (path, members) -> {
             DistributedDoubleBarrier barrier = new DistributedDoubleBarrier(client, path, members);
-            return new RoundBarrier(ms -> barrier.enter(ms, TimeUnit.MILLISECONDS),
-                    ms -> barrier.leave(ms, TimeUnit.MILLISECONDS));
+            return new RoundBarrier(ms -> held(ms, OVERRUN_MS, "enter", () -> barrier.enter(ms, TimeUnit.MILLISECONDS)),
+                    ms -> held(ms, OVERRUN_MS, "leave", () -> barrier.leave(ms, TimeUnit.MILLISECONDS)));
         };
+    }
+
+    /** How long past its limit a step may run before it is interrupted. */
+    private static final long OVERRUN_MS = 5_000;
+
+    private static final ScheduledExecutorService WATCHDOG = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "chaos-curator-watchdog");
+        t.setDaemon(true);
+        return t;
+    });
+
+    /** A blocking step that may outrun its limit. */
+    @FunctionalInterface
+    interface Blocking {
+        boolean run() throws Exception;
+    }
+
+    /** Runs {@code step}, interrupting it {@code overrunMs} after {@code ms}; that fails it, naming the step. */
+    static boolean held(long ms, long overrunMs, String what, Blocking step) throws Exception {
+        Thread caller = Thread.currentThread();
+        Object lock = new Object();
+        boolean[] state = new boolean[2]; // [0]: the step ended, [1]: the watchdog interrupted it
+        ScheduledFuture<?> dog = WATCHDOG.schedule(() -> {
+            synchronized (lock) {
+                if (!state[0]) {
+                    state[1] = true;
+                    caller.interrupt();
+                }
+            }
+        }, ms + overrunMs, TimeUnit.MILLISECONDS);
+        try {
+            return step.run();
+        } catch (InterruptedException e) {
+            synchronized (lock) {
+                if (state[1]) {
+                    throw new IllegalStateException("Curator's " + what + " did not return within its limit of "
+                            + ms + " ms; interrupted " + overrunMs + " ms after it", e);
+                }
+            }
+            throw e;
+        } finally {
+            dog.cancel(false);
+            synchronized (lock) {
+                state[0] = true;
+                if (state[1]) {
+                    Thread.interrupted(); // the interrupt was the watchdog's, not a stop
+                }
+            }
+        }
     }
 
     /** Curator's {@link DistributedAtomicLong}, with the retries of Baton's. */
