@@ -188,7 +188,8 @@ final class ChaosCommand implements Callable<Integer> {
         ChaosRun.Settings judged = new ChaosRun.Settings(present, settings.duration(), libraries.size(),
                 settings.seed(), settings.sessionTimeout(), settings.mix(), settings.embedded(),
                 settings.serverVersion(), settings.upgradeTo(), settings.curatorPercent());
-        ChaosReport report = ChaosRun.judge(judged, events, libraries, Map.of(), Optional.of(judgeFile), Map.of());
+        ChaosReport report = ChaosRun.judge(judged, events, libraries, Map.of(), Optional.of(judgeFile), Map.of(),
+                Map.of());
         ChaosReport.print(report, parent.out());
         parent.out().println("faults in the history: " + events.stream()
                 .filter(e -> e.kind() == History.Kind.FAULT_INJECTED).count() + " (their kinds are in the run's"

@@ -34,11 +34,22 @@ import java.util.regex.Pattern;
  * @param successes per recipe, the successful operations ({@link ChaosChecks#success}) of each library
  * @param retriedByCurator linearizability violations that Baton clients saw but that Curator's writes applied
  *     twice explain ({@link ChaosChecks#explainedByRetriedCuratorWrites}): Curator's
+ * @param queuedCopies how many nodes carried each queue item, by the servers' transaction logs
+ *     ({@link QueueCopies}); empty when they were not read
  */
 record ChaosReport(Map<ChaosRecipe, Verdict> verdicts, Map<FaultKind, Integer> faults, Map<ChaosRecipe, String> counts,
         int events, Optional<Path> historyFile, Sessions sessions, Map<Integer, String> serverVersions,
         Map<String, ClientLibrary> clients, Map<ChaosRecipe, Map<ClientLibrary, Integer>> successes,
-        List<Violation> retriedByCurator) {
+        List<Violation> retriedByCurator, Map<String, Integer> queuedCopies) {
+
+    /** A report without the servers' account of the queues. */
+    ChaosReport(Map<ChaosRecipe, Verdict> verdicts, Map<FaultKind, Integer> faults, Map<ChaosRecipe, String> counts,
+            int events, Optional<Path> historyFile, Sessions sessions, Map<Integer, String> serverVersions,
+            Map<String, ClientLibrary> clients, Map<ChaosRecipe, Map<ClientLibrary, Integer>> successes,
+            List<Violation> retriedByCurator) {
+        this(verdicts, faults, counts, events, historyFile, sessions, serverVersions, clients, successes,
+                retriedByCurator, Map.of());
+    }
 
     /**
      * Returns true when no violation fails the run ({@link #failing()}): violations among Curator clients only are
@@ -115,10 +126,8 @@ record ChaosReport(Map<ChaosRecipe, Verdict> verdicts, Map<FaultKind, Integer> f
      * session timeout of the newest grant (its node died with its session, which is how the newest holder got the
      * grant: they went on believing). A waiter that passed a standing barrier, a double-barrier member whose enter
      * or leave returned before every member had called it: that client (the others are only named). A stale read
-     * of a counter: the reader. A queue item taken twice from a queue without a lock path: the consumers and its
-     * producer (a put doubled by a retried sequential create and a take handed out after its delete lost its
-     * answer cannot be told apart here), so it is Curator's only if all of them run Curator. Otherwise every
-     * client it involves.
+     * of a counter: the reader. A queue item taken twice, or consumed by two at once: see
+     * {@link #queueItem}. Otherwise every client it involves.
      */
     Blame blame(Violation violation) {
         Set<String> involved = involved(violation);
@@ -127,13 +136,8 @@ record ChaosReport(Map<ChaosRecipe, Verdict> verdicts, Map<FaultKind, Integer> f
                 return new Blame(new TreeSet<>(violation.marked().stream().map(Event::client)
                         .filter(clients::containsKey).toList()), "the waiter that passed");
             }
-            case "queue-at-most-once" -> {
-                // A doubled put (Curator's retried sequential create) and a take handed out after its delete lost
-                // its answer (Baton's, until fixed) look alike from here: the consumers and the producer share it.
-                Set<String> all = new TreeSet<>(involved);
-                violation.marked().stream().map(e -> ChaosQueueWorkloads.producerOf(e.name()))
-                        .filter(clients::containsKey).forEach(all::add);
-                return new Blame(all, all.equals(involved) ? "" : "the consumers that took it and its producer");
+            case "queue-at-most-once", "queue-exclusive" -> {
+                return queueItem(violation, involved);
             }
             case "mutual-exclusion" -> {
                 return staleHolders(violation, involved);
@@ -157,6 +161,32 @@ record ChaosReport(Map<ChaosRecipe, Verdict> verdicts, Map<FaultKind, Integer> f
                 return new Blame(involved, "");
             }
         }
+    }
+
+    /**
+     * An item taken twice, or consumed by two at once: by the servers' logs, its producer's when two nodes carried
+     * it (a put queued it twice), its consumers' when one did. Without the logs, a doubled put and a node taken
+     * twice look alike: the consumers and the producer share it (an item consumed by two at once with a lock path,
+     * the consumers only: a put retried there is allowed to queue it twice).
+     */
+    private Blame queueItem(Violation violation, Set<String> involved) {
+        String item = violation.marked().isEmpty() ? "" : violation.marked().get(0).name();
+        String producer = ChaosQueueWorkloads.producerOf(item);
+        Integer copies = queuedCopies.get(item);
+        if (copies != null && copies > 1 && clients.containsKey(producer)) {
+            return new Blame(Set.of(producer), "its producer: " + copies + " nodes carried it (the servers' logs)");
+        }
+        if (copies != null && copies == 1) {
+            return new Blame(involved, "the consumers: one node carried it (the servers' logs)");
+        }
+        if (!violation.checker().equals("queue-at-most-once")) {
+            return new Blame(involved, "");
+        }
+        Set<String> all = new TreeSet<>(involved);
+        if (clients.containsKey(producer)) {
+            all.add(producer);
+        }
+        return new Blame(all, all.equals(involved) ? "" : "the consumers that took it and its producer");
     }
 
     private Blame staleHolders(Violation violation, Set<String> involved) {

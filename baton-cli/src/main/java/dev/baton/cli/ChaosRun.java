@@ -151,6 +151,7 @@ final class ChaosRun {
         List<Client> clients = new ArrayList<>();
         Map<FaultKind, Integer> faultCounts;
         Map<Integer, String> serverVersions;
+        Map<String, Integer> queuedCopies;
         ScheduledExecutorService ticker = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "baton-chaos-progress");
             t.setDaemon(true);
@@ -227,6 +228,7 @@ final class ChaosRun {
                     c.driver.call(Duration.ofMinutes(2), "stop");
                 }
                 serverVersions = servers.reportedVersions();
+                queuedCopies = queuedCopies(servers);
             } finally {
                 ticker.shutdownNow();
                 perClient.shutdownNow();
@@ -269,7 +271,23 @@ final class ChaosRun {
         }
         Map<String, ClientLibrary> libraries = new LinkedHashMap<>();
         clients.forEach(c -> libraries.put(c.name, c.library));
-        return judge(settings, events, libraries, faultCounts, written, serverVersions);
+        return judge(settings, events, libraries, faultCounts, written, serverVersions, queuedCopies);
+    }
+
+    /** How many nodes carried each item of the run's queues, by the servers' logs; empty if they cannot tell. */
+    private Map<String, Integer> queuedCopies(ChaosServers servers) {
+        List<String> queues = settings.recipes().stream()
+                .filter(r -> r == ChaosRecipe.QUEUE || r == ChaosRecipe.QUEUE_UNLOCKED || r == ChaosRecipe.BROKEN_QUEUE)
+                .map(r -> ChaosWorkloads.pathOf(r.id())).toList();
+        if (queues.isEmpty()) {
+            return Map.of();
+        }
+        try {
+            return QueueCopies.count(servers.dataDirectories(), queues);
+        } catch (java.io.IOException | RuntimeException e) {
+            say("cannot read the servers' transaction logs (queue items are blamed without them): " + e);
+            return Map.of();
+        }
     }
 
     /**
@@ -281,10 +299,12 @@ final class ChaosRun {
      * @param faultCounts the faults injected, by kind
      * @param written where the history was written, if it was
      * @param serverVersions each server's version at the end, by server id
+     * @param queuedCopies how many nodes carried each queue item, by the servers' logs (empty: unknown)
      * @return the report
      */
     static ChaosReport judge(Settings settings, List<Event> events, Map<String, ClientLibrary> libraries,
-            Map<FaultKind, Integer> faultCounts, Optional<Path> written, Map<Integer, String> serverVersions) {
+            Map<FaultKind, Integer> faultCounts, Optional<Path> written, Map<Integer, String> serverVersions,
+            Map<String, Integer> queuedCopies) {
         Map<ChaosRecipe, ChaosReport.Verdict> verdicts = new LinkedHashMap<>();
         Map<ChaosRecipe, String> counts = new LinkedHashMap<>();
         Map<ChaosRecipe, Map<ClientLibrary, Integer>> successes = new LinkedHashMap<>();
@@ -313,7 +333,7 @@ final class ChaosRun {
                         .filter(e -> e.kind() == Kind.CONNECTED || e.kind() == Kind.DISCONNECTED).toList(),
                 settings.sessionTimeout());
         return new ChaosReport(verdicts, faultCounts, counts, events.size(), written, sessions, serverVersions,
-                libraries, successes, retriedByCurator);
+                libraries, successes, retriedByCurator, queuedCopies);
     }
 
     /** Says how far the run is, every minute, until {@code ticker} is shut down with the run. */

@@ -39,6 +39,9 @@ interface ChaosServers extends AutoCloseable {
     /** Copies the servers' logs into {@code directory}, if they have logs of their own. */
     void copyLogsTo(Path directory);
 
+    /** Returns the servers' data directories (their transaction logs), while they run. */
+    List<Path> dataDirectories();
+
     /** Stops the servers and closes the links. */
     @Override
     void close();
@@ -78,6 +81,11 @@ interface ChaosServers extends AutoCloseable {
                 @Override
                 public void copyLogsTo(Path directory) {
                     // the embedded server logs into this process's own log
+                }
+
+                @Override
+                public List<Path> dataDirectories() {
+                    return List.of(server.dataDirectory());
                 }
 
                 @Override
@@ -141,6 +149,11 @@ interface ChaosServers extends AutoCloseable {
             @Override
             public void copyLogsTo(Path directory) {
                 ensemble.copyLogsTo(directory);
+            }
+
+            @Override
+            public List<Path> dataDirectories() {
+                return ensemble.serverIds().stream().map(ensemble::dataDirectory).toList();
             }
 
             @Override

@@ -217,6 +217,29 @@ class ChaosMixTest {
         assertThat(broken.passed()).isFalse();
     }
 
+    @Test
+    void theServersLogsTellAPutQueuedTwiceFromANodeTakenTwice() {
+        Map<String, ClientLibrary> clients = Map.of("c1-baton", BATON, "c2-curator", CURATOR, "c3-baton", BATON);
+        ChaosReport report = new ChaosReport(Map.of(), Map.of(), Map.of(), 0, Optional.empty(),
+                new ChaosReport.Sessions(3, List.of(), false), Map.of(), clients, Map.of(), List.of(),
+                Map.of("queue-unlocked/c2-curator-7", 2, "queue-unlocked/c1-baton-8", 1));
+
+        // Two nodes carried it: the Curator producer's put queued it twice; the Baton consumers took one each.
+        Violation doubledPut = takenTwice("queue-unlocked/c2-curator-7");
+        assertThat(report.blame(doubledPut).clients()).containsExactly("c2-curator");
+        assertThat(report.blame(doubledPut).why()).contains("2 nodes carried it");
+        assertThat(report.curatorOnly(doubledPut)).isTrue();
+
+        // One node: the consumers took it twice, whoever produced it.
+        Violation takenFromOneNode = takenTwice("queue-unlocked/c1-baton-8");
+        assertThat(report.blame(takenFromOneNode).clients()).containsExactly("c1-baton", "c3-baton");
+        assertThat(report.curatorOnly(takenFromOneNode)).isFalse();
+
+        // Not in the logs (not read): consumers and producer share it, as before.
+        assertThat(report.blame(takenTwice("queue-unlocked/c2-curator-9")).clients())
+                .containsExactly("c1-baton", "c2-curator", "c3-baton");
+    }
+
     private static Violation takenTwice(String item) {
         Event first = new Event(1, 1_000, "c1-baton", Kind.ITEM_TAKEN, item, History.NO_TOKEN, "");
         Event second = new Event(2, 2_000, "c3-baton", Kind.ITEM_TAKEN, item, History.NO_TOKEN, "");

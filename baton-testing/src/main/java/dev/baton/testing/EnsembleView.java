@@ -287,6 +287,18 @@ abstract sealed class EnsembleView permits EnsembleFaults {
     }
 
     /**
+     * Server {@code id}'s data directory: its snapshots and transaction logs (in a {@code version-2}
+     * subdirectory), kept across its restarts and upgrades until {@link ZooKeeperEnsemble#close()}.
+     *
+     * @param id a server id
+     * @return the directory
+     * @throws IllegalArgumentException if there is no such server
+     */
+    public Path dataDirectory(int id) {
+        return server(id).dataDir;
+    }
+
+    /**
      * Server {@code id}'s own client port (not its proxy's; its TLS port with TLS), fixed for the life of the
      * ensemble.
      *
