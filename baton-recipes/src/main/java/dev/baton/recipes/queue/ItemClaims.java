@@ -197,8 +197,8 @@ final class ItemClaims {
                     .SESSIONEXPIRED && client.getState() == BatonClient.State.STARTED) {
                 client.schedule(() -> settle(name, data, lockNode, session, requeue), RETRY);
             } else {
-                if (Failures.code(error) == KeeperException.Code.NONODE && error instanceof KeeperException ke
-                        && itemPath.equals(ke.getPath())) {
+                if (Failures.code(error) == KeeperException.Code.NONODE
+                        && Failures.unwrap(error) instanceof KeeperException ke && itemPath.equals(ke.getPath())) {
                     releaseOwnLock(lockNode, session); // removed meanwhile (an earlier attempt, or remove(id))
                 } else if (!Failures.isConnectionProblem(error)) {
                     LOG.warn("could not settle queue item {}", itemPath, Failures.unwrap(error));
