@@ -55,7 +55,7 @@ public final class Checkers {
 
     /**
      * What the message of a {@link #linearizable linearizability} violation says when the read no order explains
-     * returned a value the counter held earlier: {@value}.
+     * returned a value the counter may have held earlier: {@value}.
      */
     public static final String STALE_READ = "a stale read";
 
@@ -319,8 +319,8 @@ public final class Checkers {
      * It is a Wing–Gong/Lowe search, bounded: a step that would explore more than 200,000 states is reported as a
      * violation saying so (never a silent pass), and the object is checked no further. Every operation that no
      * order explains is a violation, with the operations open at the time; the search goes on from what its answer
-     * says. A read of a value the counter held before but can no longer hold says so with {@link #STALE_READ} (a
-     * read from a server behind the others).
+     * says. A read of a value the counter may have held before but can no longer hold says so with
+     * {@link #STALE_READ} (a read from a server behind the others).
      *
      * @param initialValue the value every counter has before the history (a missing node reads as 0)
      * @param names the objects to check; none: every object with operations in the history

@@ -202,7 +202,8 @@ final class LinearizabilityChecker implements HistoryChecker {
                 continue;
             }
             // The configurations in which op has taken effect by now, op then forgotten.
-            Set<Config> placed = place(configs, pending, op);
+            Set<Long> passed = new HashSet<>(); // the values this step's search went through
+            Set<Config> placed = place(configs, pending, op, passed);
             if (placed == null) {
                 found.add(violation(object, all, pending.values(), op, "the search for an order explaining "
                         + object + " gave up after " + MAX_STEP_CONFIGURATIONS + " configurations at "
@@ -223,10 +224,11 @@ final class LinearizabilityChecker implements HistoryChecker {
                 found.add(violation(object, all, pending.values(), op, "no order of the operations on "
                         + object + " explains " + op.describe() + "; before it the counter could hold "
                         + values(configs) + (read != null && held.contains(read[0]) ? "; " + Checkers.STALE_READ
-                                + ": the counter held " + read[0] + " earlier" : "")));
+                                + ": the counter may have held " + read[0] + " earlier" : "")));
                 placed = resumeAfter(configs, op);
             }
             configs = placed;
+            held.addAll(passed);
             configs.forEach(c -> held.add(c.value()));
         }
         return found;
@@ -264,7 +266,8 @@ final class LinearizabilityChecker implements HistoryChecker {
      * placed (breadth first, each configuration explored once); returns those with {@code op} placed, its bit
      * cleared, or null if the search grew past the bound.
      */
-    private static @Nullable Set<Config> place(Set<Config> configs, Map<Integer, Op> pending, Op op) {
+    private static @Nullable Set<Config> place(Set<Config> configs, Map<Integer, Op> pending, Op op,
+            Set<Long> passed) {
         Set<Config> placed = new HashSet<>();
         Set<Config> seen = new HashSet<>(configs);
         List<Config> frontier = new ArrayList<>(configs);
@@ -284,6 +287,7 @@ final class LinearizabilityChecker implements HistoryChecker {
                         Config d = new Config(after, c.linearized() | bit(p));
                         if (seen.add(d)) {
                             more.add(d);
+                            passed.add(after);
                         }
                     }
                 }
