@@ -17,6 +17,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.regex.Pattern;
 
@@ -287,19 +288,26 @@ record ChaosReport(Map<ChaosRecipe, Verdict> verdicts, Map<FaultKind, Integer> f
                 + n.getOrDefault(ClientLibrary.CURATOR, 0);
     }
 
-    /** Prints the first {@value #SHOWN} violations with the clients each involves, and how many more there are. */
+    /**
+     * Prints the violations by checker, the history excerpts of the first {@value #SHOWN}, and each one with the
+     * clients it involves and whom it is blamed on.
+     */
     private static void printBlamed(List<Violation> violations, ChaosReport report, PrintStream out) {
+        Map<String, Integer> byChecker = new TreeMap<>();
+        violations.forEach(v -> byChecker.merge(v.checker(), 1, Integer::sum));
+        out.println("by checker: " + byChecker);
         List<Violation> shown = violations.subList(0, Math.min(SHOWN, violations.size()));
         out.println(Checkers.describe(shown, report.events()));
-        for (Violation v : shown) {
+        if (violations.size() > SHOWN) {
+            out.println("(the history excerpts of the first " + SHOWN + "; every one of them below)");
+        }
+        for (Violation v : violations) {
             Blame blame = report.blame(v);
-            out.println("  [" + v.checker() + "] involves " + String.join(", ", report.involved(v))
+            out.println("  [" + v.checker() + "] " + v.message() + "\n      involves "
+                    + String.join(", ", report.involved(v))
                     + (report.retriedByCurator().contains(v) ? "; explained by Curator writes applied twice"
                             : blame.why().isEmpty() ? "" : "; blamed on " + String.join(", ", blame.clients()) + ", "
                                     + blame.why()));
-        }
-        if (violations.size() > SHOWN) {
-            out.println("  ... and " + (violations.size() - SHOWN) + " more");
         }
     }
 
