@@ -2,7 +2,6 @@ package dev.baton.cli;
 
 import java.io.ByteArrayInputStream;
 import java.io.DataInputStream;
-import java.io.EOFException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -46,10 +45,11 @@ final class QueueCopies {
      * @param dataDirectories the servers' data directories (the logs are in their {@code version-2})
      * @param queueParents the queues' paths, such as {@code /baton-chaos/queue}
      * @return the number of nodes per item; an item never seen is absent
-     * @throws IOException if a log cannot be read
+     * @throws IOException if no server's log could be read to its end
      */
     static Map<String, Integer> count(List<Path> dataDirectories, List<String> queueParents) throws IOException {
         Map<String, Set<String>> nodes = new HashMap<>();
+        int unreadable = 0;
         for (Path dataDirectory : dataDirectories) {
             Path logs = dataDirectory.resolve("version-2");
             if (!Files.isDirectory(logs)) {
@@ -63,9 +63,14 @@ final class QueueCopies {
                         break;
                     }
                 }
-            } catch (EOFException e) {
-                // the log's last transaction was being written: what came before is read
+            } catch (IOException e) {
+                // A transaction cut off by a kill (or being written): this server's log is read up to it; each
+                // committed transaction is in a majority of the servers' logs.
+                unreadable++;
             }
+        }
+        if (unreadable == dataDirectories.size()) {
+            throw new IOException("no server's transaction log could be read to its end");
         }
         Map<String, Integer> counts = new HashMap<>();
         nodes.forEach((item, paths) -> counts.put(item, paths.size()));
