@@ -18,7 +18,6 @@ import org.apache.zookeeper.ZooDefs.OpCode;
 import org.apache.zookeeper.server.ByteBufferInputStream;
 import org.apache.zookeeper.server.persistence.FileTxnLog;
 import org.apache.zookeeper.server.persistence.TxnLog.TxnIterator;
-import org.apache.zookeeper.txn.CreateContainerTxn;
 import org.apache.zookeeper.txn.CreateTTLTxn;
 import org.apache.zookeeper.txn.CreateTxn;
 import org.apache.zookeeper.txn.MultiTxn;
@@ -83,9 +82,8 @@ final class QueueCopies {
             for (Txn t : multi.getTxns()) {
                 Record inner = switch (t.getType()) {
                     case OpCode.create, OpCode.create2 -> new CreateTxn();
-                    case OpCode.createContainer -> new CreateContainerTxn();
                     case OpCode.createTTL -> new CreateTTLTxn();
-                    default -> null;
+                    default -> null; // not a queue item's node (a container, a delete, a setData)
                 };
                 if (inner != null) {
                     ByteBufferInputStream.byteBuffer2Record(ByteBuffer.wrap(t.getData()), inner);
