@@ -101,7 +101,7 @@ final class ChaosCommand implements Callable<Integer> {
     private String upgradeTo;
 
     @Option(names = "--mix", paramLabel = "curator[:N%]",
-            description = {"Run Apache Curator's recipes in a share of the clients (default 50%), on the same",
+            description = {"Run Apache Curator's recipes in a share of the clients (default 50%%), on the same",
                     "znodes as Baton's: the checkers judge both libraries' clients as one system and blame",
                     "each violation on the libraries of the clients in it."})
     private String mixWith;
