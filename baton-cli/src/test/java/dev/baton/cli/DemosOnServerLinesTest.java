@@ -24,7 +24,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * JVM), the version shown and nothing left behind. On 3.5 the demos' views of their trees are caches on one-shot
  * watches, and the persistent-watcher demo, which needs a recursive watch, stops at once saying why. The lines come from {@code baton.compat.lines} (default {@code 3.8},
  * the tier CI runs), as for baton-recipes' {@code ServerCompatibilityTest}; the whole matrix:
- * {@code mvn -pl baton-cli -am verify -Dtest=DemosOnServerLinesTest -Dbaton.compat.lines=3.5,3.6,3.7,3.8,3.9
+ * {@code mvn -pl suite/main -am verify -Dtest=DemosOnServerLinesTest -Dbaton.compat.lines=3.5,3.6,3.7,3.8,3.9
  * -Dsurefire.failIfNoSpecifiedTests=false} ({@code -Dbaton.compat.demos=queue,discovery} picks demos).
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)

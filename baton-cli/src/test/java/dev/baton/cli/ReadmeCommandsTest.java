@@ -27,11 +27,23 @@ import picocli.CommandLine;
  */
 @Timeout(60)
 class ReadmeCommandsTest {
-    private static final Path ROOT = Path.of("..");
+    private static final Path ROOT = repositoryRoot();
     private static final Pattern BATON = Pattern.compile("^(?:\\./|\\S*/bin/)?baton$");
 
     /** A command line of a document: where it is and its words. */
     record Line(String where, List<String> words) {
+    }
+
+    /** The nearest directory above the working one (a module's, or the suite's) that holds the README. */
+    private static Path repositoryRoot() {
+        Path dir = Path.of("").toAbsolutePath();
+        while (dir != null && !Files.exists(dir.resolve("README.md"))) {
+            dir = dir.getParent();
+        }
+        if (dir == null) {
+            throw new IllegalStateException("no README.md above " + Path.of("").toAbsolutePath());
+        }
+        return dir;
     }
 
     private static List<String> read(String file) throws IOException {

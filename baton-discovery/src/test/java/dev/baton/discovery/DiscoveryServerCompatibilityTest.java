@@ -26,7 +26,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * this module): registration, queries, a {@link ServiceCache} and a {@link ServiceProvider} following changes,
  * {@code watchInstances}, and interop with Curator 5.9's curator-x-discovery, against a standalone server of each
  * ZooKeeper release line given by {@code baton.compat.lines} (default {@code 3.8}). On 3.5, which has no persistent
- * watches, the caches underneath use one-shot watches. The whole matrix: {@code mvn -pl baton-discovery -am verify
+ * watches, the caches underneath use one-shot watches. The whole matrix: {@code mvn -pl suite/main -am verify
  * -Dtest=DiscoveryServerCompatibilityTest -Dbaton.compat.lines=3.5,3.6,3.7,3.8,3.9
  * -Dsurefire.failIfNoSpecifiedTests=false}.
  */

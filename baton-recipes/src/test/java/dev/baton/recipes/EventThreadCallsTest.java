@@ -92,7 +92,7 @@ class EventThreadCallsTest {
 
     /** Children of the path; 0 if it does not exist. */
     private int nodesUnder(String path) throws Exception {
-        return client.checkExists().forPath(path) == null ? 0 : client.getChildren().forPath(path).size();
+        return TestResources.childCount(client, path);
     }
 
     private static void assertRefused(Throwable thrown) {

@@ -14,6 +14,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.zookeeper.KeeperException;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
@@ -33,6 +34,18 @@ import org.junit.jupiter.api.extension.ExtensionContext;
 public final class TestResources implements AfterEachCallback {
     private final Supplier<String> connectString;
     private final List<AutoCloseable> open = new ArrayList<>();
+
+    /**
+     * The number of children of a node, 0 if it does not exist: also when a container empties and the server removes
+     * it between the two reads, which an "exists, then children" check does not survive.
+     */
+    public static int childCount(BatonClient client, String path) throws Exception {
+        try {
+            return client.getChildren().forPath(path).size();
+        } catch (KeeperException.NoNodeException e) {
+            return 0;
+        }
+    }
 
     /** @param zk the server the clients connect to */
     public TestResources(EmbeddedZooKeeperExtension zk) {

@@ -66,7 +66,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * {@link ZooKeeperEnsemble.Builder#serverVersion(String)}).
  *
  * <p>The lines come from the system property {@code baton.compat.lines} (default {@code 3.8}, the tier that runs
- * on every build); the whole matrix: {@code mvn -pl baton-recipes -am verify -Dtest=ServerCompatibilityTest
+ * on every build); the whole matrix: {@code mvn -pl suite/main -am verify -Dtest=ServerCompatibilityTest
  * -Dbaton.compat.lines=3.5,3.6,3.7,3.8,3.9 -Dsurefire.failIfNoSpecifiedTests=false}. Each line's server is
  * started once and shared by the families, each on paths of its own.
  */

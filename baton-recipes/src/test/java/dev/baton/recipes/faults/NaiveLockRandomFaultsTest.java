@@ -35,9 +35,10 @@ import org.slf4j.LoggerFactory;
  * <p>Length and mix come from system properties (see {@link FaultRunSettings}); the default is 30 s of faults,
  * about a minute in all. A soak run:
  * <pre>
- * mvn -B -pl baton-recipes test -Dtest=NaiveLockRandomFaultsTest -Dbaton.faults.duration=1h
+ * mvn -B -pl suite/faults -am verify -Dtest=NaiveLockRandomFaultsTest -Dbaton.faults.duration=1h \
+ *     -Dsurefire.failIfNoSpecifiedTests=false
  * </pre>
- * The history of every run is written to {@code target/faults/} (and the servers' logs when it fails).
+ * The history of every run is written to {@code suite/faults/target/faults/} (and the servers' logs when it fails).
  *
  * <p>Not here: pauses of a client process (SIGSTOP of a driver JVM); the clients run in this JVM. The faults
  * come from the kit's {@link RandomFaults}, as in {@code baton chaos}.

@@ -1,5 +1,6 @@
 package dev.baton.recipes.leader;
 
+import static dev.baton.recipes.TestResources.childCount;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -61,8 +62,7 @@ class LeaderLatchInteropTest {
         assertThat(batonThird.getLeader().id()).isEqualTo("baton-3");
         batonThird.close();
         // Nothing left: the latch path is an empty container (which the server may already have removed).
-        await().atMost(Duration.ofSeconds(10)).until(() -> baton.checkExists().forPath("/interop/latch") == null
-                || baton.getChildren().forPath("/interop/latch").isEmpty());
+        await().atMost(Duration.ofSeconds(10)).until(() -> childCount(baton, "/interop/latch") == 0);
     }
 
     @Test

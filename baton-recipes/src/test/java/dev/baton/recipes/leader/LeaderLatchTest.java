@@ -1,5 +1,6 @@
 package dev.baton.recipes.leader;
 
+import static dev.baton.recipes.TestResources.childCount;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
@@ -372,7 +373,6 @@ class LeaderLatchTest {
         assertThat(added).isEmpty();
         many.forEach(LeaderLatch::close);
         warm.close();
-        assertThat(client.checkExists().forPath("/many") == null || client.getChildren().forPath("/many").isEmpty())
-                .isTrue();
+        assertThat(childCount(client, "/many")).isZero();
     }
 }

@@ -1,5 +1,6 @@
 package dev.baton.recipes.leader;
 
+import static dev.baton.recipes.TestResources.childCount;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
@@ -387,7 +388,6 @@ class LeaderSelectorTest {
         many.forEach(LeaderSelector::close);
         hold.countDown();
         leader.close();
-        await().atMost(Duration.ofSeconds(30)).until(() -> client.checkExists().forPath("/many-selectors") == null
-                || client.getChildren().forPath("/many-selectors").isEmpty());
+        await().atMost(Duration.ofSeconds(30)).until(() -> childCount(client, "/many-selectors") == 0);
     }
 }

@@ -1,5 +1,6 @@
 package dev.baton.recipes.locks;
 
+import static dev.baton.recipes.TestResources.childCount;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
@@ -23,10 +24,6 @@ class MultiLockAsyncTest {
     @RegisterExtension
     final TestResources resources = new TestResources(zk);
 
-    private static int nodes(BatonClient client, String path) throws Exception {
-        return client.checkExists().forPath(path) == null ? 0 : client.getChildren().forPath(path).size();
-    }
-
     @Test
     void acquiresEveryLockAndReleasesThemAsOne() throws Exception {
         BatonClient client = resources.client();
@@ -39,7 +36,7 @@ class MultiLockAsyncTest {
         InterProcessMutex b = new InterProcessMutex(resources.client(), "/multi/b");
         assertThat(b.acquire(100, TimeUnit.MILLISECONDS)).isFalse();
         CompletableFuture.runAsync(hold::release).get(10, TimeUnit.SECONDS); // any thread
-        assertThat(nodes(client, "/multi/a") + nodes(client, "/multi/b")).isZero();
+        assertThat(childCount(client, "/multi/a") + childCount(client, "/multi/b")).isZero();
         assertThat(both.isAcquiredInThisProcess()).isFalse();
         hold.release(); // twice: nothing
     }
@@ -52,11 +49,11 @@ class MultiLockAsyncTest {
         InterProcessMultiLock both = new InterProcessMultiLock(client,
                 List.of("/multi/busy/a", "/multi/busy/b"));
         assertThat(both.acquireAsync(300, TimeUnit.MILLISECONDS).get(10, TimeUnit.SECONDS)).isNull();
-        await().until(() -> nodes(client, "/multi/busy/a") == 0 && nodes(client, "/multi/busy/b") == 1);
+        await().until(() -> childCount(client, "/multi/busy/a") == 0 && childCount(client, "/multi/busy/b") == 1);
 
         CompletableFuture<Hold> waiting = both.acquireAsync();
-        await().until(() -> nodes(client, "/multi/busy/b") == 2); // holds a, queued for b
-        assertThat(nodes(client, "/multi/busy/a")).isEqualTo(1);
+        await().until(() -> childCount(client, "/multi/busy/b") == 2); // holds a, queued for b
+        assertThat(childCount(client, "/multi/busy/a")).isEqualTo(1);
         blocker.release();
         Hold hold = waiting.get(10, TimeUnit.SECONDS);
         assertThat(hold.isHeld()).isTrue();
@@ -71,9 +68,9 @@ class MultiLockAsyncTest {
         InterProcessMultiLock both = new InterProcessMultiLock(client,
                 List.of("/multi/cancel/a", "/multi/cancel/b"));
         CompletableFuture<Hold> waiting = both.acquireAsync();
-        await().until(() -> nodes(client, "/multi/cancel/b") == 2);
+        await().until(() -> childCount(client, "/multi/cancel/b") == 2);
         waiting.cancel(false);
-        await().until(() -> nodes(client, "/multi/cancel/a") == 0 && nodes(client, "/multi/cancel/b") == 1);
+        await().until(() -> childCount(client, "/multi/cancel/a") == 0 && childCount(client, "/multi/cancel/b") == 1);
         blocker.release();
         assertThat(both.acquire(10, TimeUnit.SECONDS)).isTrue(); // nothing of the cancelled attempt is in the way
         both.release();
