@@ -36,16 +36,18 @@ final class ChaosChecks {
             case MUTEX, SEMAPHORE_MUTEX -> List.of(Checkers.mutualExclusion(), Checkers.fencingTokensIncrease(id),
                     Checkers.liveness(livenessBound, id));
             case DEAF_MUTEX -> List.of(Checkers.mutualExclusion(), Checkers.fencingTokensIncrease(id));
+            case STUCK_MUTEX -> List.of(Checkers.mutualExclusion(), Checkers.liveness(livenessBound, id));
             case RWLOCK, BROKEN_RWLOCK -> List.of(Checkers.readWriteExclusion(ChaosLockWorkloads.ReadWriteWorkload
                     .write(id), ChaosLockWorkloads.ReadWriteWorkload.read(id)),
                     Checkers.fencingTokensIncrease(ChaosLockWorkloads.ReadWriteWorkload.write(id)));
-            case SEMAPHORE -> List.of(Checkers.atMostHolders(ChaosLockWorkloads.SemaphoreWorkload.MAX_LEASES));
+            case SEMAPHORE, BROKEN_SEMAPHORE -> List.of(Checkers.atMostHolders(
+                    ChaosLockWorkloads.SemaphoreWorkload.MAX_LEASES));
             case LATCH, SELECTOR -> List.of(Checkers.mutualExclusion(), Checkers.fencingTokensIncrease(id),
                     Checkers.liveness(livenessBound, id));
             case BARRIER, BROKEN_BARRIER -> List.of(Checkers.barrierBlocks());
             case DOUBLE_BARRIER, BROKEN_DOUBLE_BARRIER -> List.of(Checkers.barrier(clients));
             case ATOMIC_LONG, ATOMIC_LONG_LOCKED, SHARED_COUNT, BROKEN_COUNTER -> List.of(Checkers.linearizable(id));
-            case QUEUE -> List.of(Checkers.queueNothingLost(), Checkers.queueExclusive());
+            case QUEUE, BROKEN_LOCKED_QUEUE -> List.of(Checkers.queueNothingLost(), Checkers.queueExclusive());
             case QUEUE_UNLOCKED, BROKEN_QUEUE -> List.of(Checkers.queueEveryItemTaken(), Checkers.queueAtMostOnce());
             case DISCOVERY, BROKEN_DISCOVERY -> List.of(Checkers.discoveryFindsLive());
         };
@@ -79,7 +81,7 @@ final class ChaosChecks {
             case RWLOCK, BROKEN_RWLOCK -> e -> e.name().equals(ChaosLockWorkloads.ReadWriteWorkload.write(id))
                     || e.name().equals(ChaosLockWorkloads.ReadWriteWorkload.read(id));
             case BARRIER, BROKEN_BARRIER, DOUBLE_BARRIER, BROKEN_DOUBLE_BARRIER -> e -> e.name().startsWith(id + "-");
-            case QUEUE, QUEUE_UNLOCKED, BROKEN_QUEUE -> e -> e.kind().name().startsWith("ITEM_")
+            case QUEUE, QUEUE_UNLOCKED, BROKEN_QUEUE, BROKEN_LOCKED_QUEUE -> e -> e.kind().name().startsWith("ITEM_")
                     && e.name().startsWith(id + "/");
             default -> e -> e.name().equals(id);
         };
@@ -155,8 +157,8 @@ final class ChaosChecks {
             n.merge(e.kind(), 1, Integer::sum);
         }
         return switch (recipe) {
-            case MUTEX, SEMAPHORE_MUTEX, DEAF_MUTEX, RWLOCK, BROKEN_RWLOCK, SEMAPHORE -> n.getOrDefault(
-                    Kind.ACQUIRED, 0) + " acquisitions, "
+            case MUTEX, SEMAPHORE_MUTEX, DEAF_MUTEX, STUCK_MUTEX, RWLOCK, BROKEN_RWLOCK, SEMAPHORE, BROKEN_SEMAPHORE ->
+                    n.getOrDefault(Kind.ACQUIRED, 0) + " acquisitions, "
                     + n.getOrDefault(Kind.LOST, 0) + " losses told";
             case LATCH, SELECTOR -> n.getOrDefault(Kind.BECAME_LEADER, 0) + " leaderships, "
                     + n.getOrDefault(Kind.LOST_LEADERSHIP, 0) + " ended";
@@ -172,10 +174,9 @@ final class ChaosChecks {
             case DISCOVERY, BROKEN_DISCOVERY -> n.getOrDefault(Kind.OP_OK, 0) + " queries answered ("
                     + n.getOrDefault(Kind.OP_FAILED, 0) + " failed), " + n.getOrDefault(Kind.ACQUIRED, 0)
                     + " registrations confirmed";
-            case QUEUE, QUEUE_UNLOCKED, BROKEN_QUEUE -> n.getOrDefault(Kind.ITEM_PUT, 0) + " items put, "
-                    + n.getOrDefault(Kind.ITEM_TAKEN, 0) + " taken, " + n.getOrDefault(Kind.ITEM_DONE, 0) + " done, "
-                    + n.getOrDefault(Kind.ITEM_DROPPED, 0)
-                    + " dropped";
+            case QUEUE, QUEUE_UNLOCKED, BROKEN_QUEUE, BROKEN_LOCKED_QUEUE -> n.getOrDefault(Kind.ITEM_PUT, 0)
+                    + " items put, " + n.getOrDefault(Kind.ITEM_TAKEN, 0) + " taken, "
+                    + n.getOrDefault(Kind.ITEM_DONE, 0) + " done, " + n.getOrDefault(Kind.ITEM_DROPPED, 0) + " dropped";
         };
     }
 }

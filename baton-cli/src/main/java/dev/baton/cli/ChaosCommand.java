@@ -63,9 +63,9 @@ final class ChaosCommand implements Callable<Integer> {
     @Option(names = "--recipe", paramLabel = "NAME[,NAME]", defaultValue = "all",
             description = {"Recipes to run (default: ${DEFAULT-VALUE}): mutex, semaphore-mutex, rwlock, semaphore,",
                     "latch, selector, barrier, double-barrier, atomic-long, atomic-long-locked, shared-count,",
-                    "queue, queue-unlocked, discovery; broken-counter, deaf-mutex, broken-rwlock,",
-                    "broken-barrier, broken-double-barrier, broken-queue and broken-discovery are broken on",
-                    "purpose, to see the checkers fail."})
+                    "queue, queue-unlocked, discovery; broken-counter, deaf-mutex, stuck-mutex, broken-semaphore,",
+                    "broken-rwlock, broken-barrier, broken-double-barrier, broken-queue, broken-locked-queue and",
+                    "broken-discovery are broken on purpose, to see the checkers fail."})
     private String recipes;
 
     @Option(names = "--duration", paramLabel = "TIME", defaultValue = "10m",

@@ -6,6 +6,8 @@ import dev.baton.BatonClient;
 import dev.baton.cli.ChaosWorkloads.Acquisition;
 import dev.baton.cli.ChaosWorkloads.Context;
 import dev.baton.cli.ChaosWorkloads.Workload;
+import dev.baton.listen.Listenable;
+import dev.baton.recipes.locks.HoldListener;
 import dev.baton.recipes.locks.HoldState;
 import dev.baton.recipes.locks.InterProcessLock;
 import dev.baton.recipes.locks.InterProcessMutex;
@@ -13,9 +15,12 @@ import dev.baton.recipes.locks.InterProcessReadWriteLock;
 import dev.baton.recipes.locks.InterProcessSemaphoreV2;
 import dev.baton.recipes.locks.Lease;
 import dev.baton.testing.History;
+import java.time.Duration;
 import java.util.Collection;
+import java.util.OptionalLong;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
+import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.data.Stat;
 
 /**
@@ -185,6 +190,49 @@ final class ChaosLockWorkloads {
     }
 
     /**
+     * {@code stuck-mutex}: {@code lock} with a release that does nothing. On a lock that is not reentrant its
+     * holder's next acquire waits behind its own hold, and so does everyone else, until a fault ends its session.
+     */
+    static InterProcessLock neverReleased(InterProcessLock lock) {
+        return new InterProcessLock() {
+            @Override
+            public void acquire() throws KeeperException, InterruptedException {
+                lock.acquire();
+            }
+
+            @Override
+            public boolean acquire(long time, TimeUnit unit) throws KeeperException, InterruptedException {
+                return lock.acquire(time, unit);
+            }
+
+            @Override
+            public void release() {
+                // the flaw
+            }
+
+            @Override
+            public boolean isAcquiredInThisProcess() {
+                return lock.isAcquiredInThisProcess();
+            }
+
+            @Override
+            public OptionalLong fencingToken() {
+                return lock.fencingToken();
+            }
+
+            @Override
+            public Duration safeFor() {
+                return lock.safeFor();
+            }
+
+            @Override
+            public Listenable<HoldListener> getHoldListenable() {
+                return lock.getHoldListenable();
+            }
+        };
+    }
+
+    /**
      * {@code rwlock}: an {@link InterProcessReadWriteLock}, a writer a third of the time, else a reader; the
      * history names the holds {@code <recipe>-write} and {@code <recipe>-read}. {@code broken-rwlock}: its writers
      * take the read lock.
@@ -238,9 +286,14 @@ final class ChaosLockWorkloads {
         static final int MAX_LEASES = 2;
         private final InterProcessSemaphoreV2 semaphore;
 
-        SemaphoreWorkload(Context<BatonClient> ctx, String name) {
+        SemaphoreWorkload(Context<BatonClient> ctx, String name, int leases) {
             super(ctx, name);
-            this.semaphore = new InterProcessSemaphoreV2(ctx.client(), path(name), MAX_LEASES);
+            this.semaphore = new InterProcessSemaphoreV2(ctx.client(), path(name), leases);
+        }
+
+        /** The limit a client of {@code recipe} gives its semaphore: one too many for the broken variant. */
+        static int leases(ChaosRecipe recipe) {
+            return recipe == ChaosRecipe.BROKEN_SEMAPHORE ? MAX_LEASES + 1 : MAX_LEASES;
         }
 
         @Override

@@ -96,8 +96,10 @@ final class ChaosQueueWorkloads {
 
     /**
      * A queue whose consumer mishandles one item in five: it drops one (never handed to the workload) and puts
-     * another back after consuming it (so it is taken twice). The {@code queue-every-item-taken} and
-     * {@code queue-at-most-once} checkers must catch it.
+     * another back before consuming it (so it is taken twice, the second time perhaps by another consumer while
+     * this one still consumes it). Without a lock path the {@code queue-every-item-taken} and
+     * {@code queue-at-most-once} checkers must catch it, with one {@code queue-nothing-lost} and
+     * {@code queue-exclusive}.
      */
     static ItemQueues broken(ItemQueues real) {
         return (path, lockPath, items) -> {
@@ -110,11 +112,11 @@ final class ChaosQueueWorkloads {
                     if (n % 10 == 3) {
                         return; // dropped
                     }
-                    items.consume(item);
                     ItemQueue q = queue.get();
                     if (n % 10 == 7 && q != null) {
                         releaseQuietly(() -> q.put(item)); // once more
                     }
+                    items.consume(item);
                 }
 
                 @Override

@@ -31,6 +31,10 @@ enum ChaosRecipe {
     BROKEN_COUNTER("broken-counter", true),
     /** A mutex holder that ignores what its lock tells it (no session check): mutual exclusion must fail. */
     DEAF_MUTEX("deaf-mutex", true),
+    /** A semaphore mutex whose holders never give their lease back: the liveness checker must see none hold it. */
+    STUCK_MUTEX("stuck-mutex", true),
+    /** A semaphore whose clients count one lease more than its limit: the lease limit must fail (3+ clients). */
+    BROKEN_SEMAPHORE("broken-semaphore", true),
     /** A read-write lock whose writers take the read lock: read-write exclusion must fail. */
     BROKEN_RWLOCK("broken-rwlock", true),
     /** A barrier whose waiters do not wait: the barrier checker must see them pass a standing barrier. */
@@ -39,6 +43,11 @@ enum ChaosRecipe {
     BROKEN_DOUBLE_BARRIER("broken-double-barrier", true),
     /** A queue without a lock path that drops items and hands some out twice: both queue checkers must say so. */
     BROKEN_QUEUE("broken-queue", true),
+    /**
+     * A queue with a lock path whose consumer drops items and hands some to another consumer while consuming them:
+     * both checkers of the queue with a lock path must say so.
+     */
+    BROKEN_LOCKED_QUEUE("broken-locked-queue", true),
     /** A service discovery whose queries lose an instance: the discovery checker must see it missing. */
     BROKEN_DISCOVERY("broken-discovery", true);
 
@@ -53,6 +62,11 @@ enum ChaosRecipe {
     /** Returns the name users type, also the name of its znodes and of its keys in the history. */
     String id() {
         return id;
+    }
+
+    /** Returns true for a queue, real or broken. */
+    boolean queue() {
+        return this == QUEUE || this == QUEUE_UNLOCKED || this == BROKEN_QUEUE || this == BROKEN_LOCKED_QUEUE;
     }
 
     /** Returns true for a deliberately broken variant. */

@@ -277,7 +277,7 @@ final class ChaosRun {
     /** How many nodes carried each item of the run's queues, by the servers' logs; empty if they cannot tell. */
     private Map<String, Integer> queuedCopies(ChaosServers servers) {
         List<String> queues = settings.recipes().stream()
-                .filter(r -> r == ChaosRecipe.QUEUE || r == ChaosRecipe.QUEUE_UNLOCKED || r == ChaosRecipe.BROKEN_QUEUE)
+                .filter(ChaosRecipe::queue)
                 .map(r -> ChaosWorkloads.pathOf(r.id())).toList();
         if (queues.isEmpty()) {
             return Map.of();

@@ -190,7 +190,8 @@ final class ChaosWorkloads {
                     new InterProcessSemaphoreMutex(ctx.client(), pathOf(name)), false);
             case RWLOCK, BROKEN_RWLOCK -> new ChaosLockWorkloads.ReadWriteWorkload(ctx, name,
                     recipe == ChaosRecipe.BROKEN_RWLOCK);
-            case SEMAPHORE -> new ChaosLockWorkloads.SemaphoreWorkload(ctx, name);
+            case SEMAPHORE, BROKEN_SEMAPHORE -> new ChaosLockWorkloads.SemaphoreWorkload(ctx, name,
+                    ChaosLockWorkloads.SemaphoreWorkload.leases(recipe));
             case LATCH -> new ChaosLeaderWorkloads.LatchWorkload<>(ctx, name,
                     ChaosLeaderWorkloads.batonLatches(client));
             case SELECTOR -> new ChaosLeaderWorkloads.SelectorWorkload<>(ctx, name,
@@ -213,11 +214,15 @@ final class ChaosWorkloads {
                     ChaosCounterWorkloads.batonSharedCount(client, pathOf(name)));
             case QUEUE, QUEUE_UNLOCKED -> new ChaosQueueWorkloads.QueueWorkload<>(ctx, name,
                     ChaosQueueWorkloads.baton(client), recipe == ChaosRecipe.QUEUE);
-            case BROKEN_QUEUE -> new ChaosQueueWorkloads.QueueWorkload<>(ctx, name,
-                    ChaosQueueWorkloads.broken(ChaosQueueWorkloads.baton(client)), false);
+            case BROKEN_QUEUE, BROKEN_LOCKED_QUEUE -> new ChaosQueueWorkloads.QueueWorkload<>(ctx, name,
+                    ChaosQueueWorkloads.broken(ChaosQueueWorkloads.baton(client)),
+                    recipe == ChaosRecipe.BROKEN_LOCKED_QUEUE);
             case BROKEN_COUNTER -> new ChaosCounterWorkloads.BrokenCounterWorkload<>(ctx, name);
             case DEAF_MUTEX -> new ChaosLockWorkloads.MutexWorkload(ctx, name,
                     new InterProcessMutex(ctx.client(), pathOf(name)), true);
+            case STUCK_MUTEX -> new ChaosLockWorkloads.MutexWorkload(ctx, name,
+                    ChaosLockWorkloads.neverReleased(new InterProcessSemaphoreMutex(ctx.client(), pathOf(name))),
+                    false);
         };
     }
 

@@ -10,6 +10,7 @@ import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.util.Collection;
 import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.recipes.leader.LeaderSelector;
 import org.apache.curator.framework.recipes.locks.InterProcessLock;
@@ -47,14 +48,16 @@ final class CuratorWorkloads {
         return switch (recipe) {
             case MUTEX -> mutex(ctx, name, false);
             case DEAF_MUTEX -> mutex(ctx, name, true);
-            case SEMAPHORE_MUTEX -> {
+            case SEMAPHORE_MUTEX, STUCK_MUTEX -> {
                 InterProcessSemaphoreMutex lock = new InterProcessSemaphoreMutex(ctx.client(),
                         ChaosWorkloads.pathOf(name));
-                yield new MutexWorkload(ctx, name, lock, () -> ChaosWorkloads.pathOf(name) + "/leases/"
-                        + ((Lease) SEMAPHORE_LEASE.get(lock)).getNodeName(), false);
+                yield new MutexWorkload(ctx, name, recipe == ChaosRecipe.STUCK_MUTEX ? neverReleased(lock) : lock,
+                        () -> ChaosWorkloads.pathOf(name) + "/leases/"
+                                + ((Lease) SEMAPHORE_LEASE.get(lock)).getNodeName(), false);
             }
             case RWLOCK, BROKEN_RWLOCK -> new ReadWriteWorkload(ctx, name, recipe == ChaosRecipe.BROKEN_RWLOCK);
-            case SEMAPHORE -> new SemaphoreWorkload(ctx, name);
+            case SEMAPHORE, BROKEN_SEMAPHORE -> new SemaphoreWorkload(ctx, name,
+                    ChaosLockWorkloads.SemaphoreWorkload.leases(recipe));
             case LATCH -> new ChaosLeaderWorkloads.LatchWorkload<>(ctx, name, CuratorRecipes.latches(client));
             case SELECTOR -> new ChaosLeaderWorkloads.SelectorWorkload<>(ctx, name, CuratorRecipes.selectors(client));
             case BARRIER -> new ChaosBarrierWorkloads.GateWorkload<>(ctx, name, CuratorRecipes.gates(client));
@@ -74,8 +77,9 @@ final class CuratorWorkloads {
                     CuratorRecipes.sharedCount(client, ChaosWorkloads.pathOf(name)));
             case QUEUE, QUEUE_UNLOCKED -> new ChaosQueueWorkloads.QueueWorkload<>(ctx, name,
                     CuratorRecipes.queues(client), recipe == ChaosRecipe.QUEUE);
-            case BROKEN_QUEUE -> new ChaosQueueWorkloads.QueueWorkload<>(ctx, name,
-                    ChaosQueueWorkloads.broken(CuratorRecipes.queues(client)), false);
+            case BROKEN_QUEUE, BROKEN_LOCKED_QUEUE -> new ChaosQueueWorkloads.QueueWorkload<>(ctx, name,
+                    ChaosQueueWorkloads.broken(CuratorRecipes.queues(client)),
+                    recipe == ChaosRecipe.BROKEN_LOCKED_QUEUE);
             case BROKEN_COUNTER -> new ChaosCounterWorkloads.BrokenCounterWorkload<>(ctx, name);
         };
     }
@@ -112,6 +116,31 @@ final class CuratorWorkloads {
         } catch (NoSuchFieldException e) {
             throw new IllegalStateException("this Curator has no " + type.getSimpleName() + "." + name, e);
         }
+    }
+
+    /** {@code stuck-mutex}: Curator's {@code lock} with a release that does nothing (see Baton's). */
+    private static InterProcessLock neverReleased(InterProcessLock lock) {
+        return new InterProcessLock() {
+            @Override
+            public void acquire() throws Exception {
+                lock.acquire();
+            }
+
+            @Override
+            public boolean acquire(long time, TimeUnit unit) throws Exception {
+                return lock.acquire(time, unit);
+            }
+
+            @Override
+            public void release() {
+                // the flaw
+            }
+
+            @Override
+            public boolean isAcquiredInThisProcess() {
+                return lock.isAcquiredInThisProcess();
+            }
+        };
     }
 
     private static MutexWorkload mutex(Context<CuratorFramework> ctx, String name, boolean deaf) {
@@ -241,10 +270,9 @@ final class CuratorWorkloads {
     private static final class SemaphoreWorkload extends CuratorHolding {
         private final InterProcessSemaphoreV2 semaphore;
 
-        SemaphoreWorkload(Context<CuratorFramework> ctx, String name) {
+        SemaphoreWorkload(Context<CuratorFramework> ctx, String name, int leases) {
             super(ctx, name);
-            this.semaphore = new InterProcessSemaphoreV2(ctx.client(), path(name),
-                    ChaosLockWorkloads.SemaphoreWorkload.MAX_LEASES);
+            this.semaphore = new InterProcessSemaphoreV2(ctx.client(), path(name), leases);
         }
 
         @Override

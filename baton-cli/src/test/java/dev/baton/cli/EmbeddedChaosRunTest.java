@@ -29,9 +29,9 @@ class EmbeddedChaosRunTest {
         mix.add(FaultKind.EXPIRE);
         mix.add(FaultKind.EXPIRE);
         ChaosRun.Settings settings = new ChaosRun.Settings(List.of(ChaosRecipe.MUTEX, ChaosRecipe.ATOMIC_LONG,
-                ChaosRecipe.BROKEN_COUNTER, ChaosRecipe.DEAF_MUTEX, ChaosRecipe.BROKEN_RWLOCK,
-                ChaosRecipe.BROKEN_BARRIER, ChaosRecipe.BROKEN_DOUBLE_BARRIER, ChaosRecipe.BROKEN_QUEUE,
-                ChaosRecipe.BROKEN_DISCOVERY),
+                ChaosRecipe.BROKEN_COUNTER, ChaosRecipe.DEAF_MUTEX, ChaosRecipe.STUCK_MUTEX,
+                ChaosRecipe.BROKEN_RWLOCK, ChaosRecipe.BROKEN_BARRIER, ChaosRecipe.BROKEN_DOUBLE_BARRIER,
+                ChaosRecipe.BROKEN_QUEUE, ChaosRecipe.BROKEN_LOCKED_QUEUE, ChaosRecipe.BROKEN_DISCOVERY),
                 Duration.ofSeconds(20), 2, 4242L, Duration.ofSeconds(4), mix, true).withCurator(50);
         ChaosRuns.Run run = ChaosRuns.run("embedded", settings);
         ChaosReport report = run.report();
