@@ -23,7 +23,6 @@ final class BarrierExit extends BarrierCall {
     private final Signal signal = newSignal();
     private final WatchScope watches = new WatchScope(client, signal);
     private boolean deleted;    // our node is gone: we deleted it, or it vanished
-    private boolean vanished;   // it went without us (session expired, or deleted by someone else)
     private boolean watchChildren;
     private boolean done;
 
@@ -50,13 +49,14 @@ final class BarrierExit extends BarrierCall {
         return members(watchChildren ? signal : null).thenCompose(members -> {
             boolean readyPresent = members.remove(DistributedDoubleBarrier.READY_NODE);
             Collections.sort(members);
-            if (!deleted && !members.contains(name)) {
-                deleted = true;
-                vanished = true;
+            if (!members.contains(name)) {
+                deleted = true; // it went without us (its session expired, or someone else removed it)
             }
             if (members.isEmpty()) {
-                // If we were meant to leave last but our node went without us: clean up for everyone.
-                CompletableFuture<Void> cleanup = readyPresent && vanished
+                // The round is over but ready stands: the last member went without taking it (its node vanished
+                // with its session, or was removed in the background after its leave failed). Clear it for
+                // everyone, or the next round would pass a barrier still open.
+                CompletableFuture<Void> cleanup = readyPresent
                         ? send(client.delete().quietly(), barrier.readyPath) : done();
                 return cleanup.thenApply(v -> {
                     done = true;
@@ -111,10 +111,7 @@ final class BarrierExit extends BarrierCall {
             if (Failures.code(error) != KeeperException.Code.SESSIONEXPIRED) {
                 return failed(error);
             }
-            if (!deleted) {
-                deleted = true;
-                vanished = true;
-            }
+            deleted = true; // our node went with the session: we have left, involuntarily
             CompletableFuture<Void> pause = new CompletableFuture<>();
             try {
                 client.schedule(() -> pause.complete(null), SESSION_SWITCH_PAUSE);

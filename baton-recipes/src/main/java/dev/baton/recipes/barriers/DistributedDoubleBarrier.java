@@ -83,8 +83,8 @@ import org.slf4j.LoggerFactory;
  * <h2>Failures</h2>
  * <ul>
  *   <li>Connection loss: an operation that runs out of retries throws
- *       {@link KeeperException.ConnectionLossException}. A member that fails this way during {@code enter}
- *       removes its node (retrying in the background until it is gone or the session ends).</li>
+ *       {@link KeeperException.ConnectionLossException}. A member that fails this way during {@code enter} or
+ *       {@code leave} removes its node (retrying in the background until it is gone or the session ends).</li>
  *   <li>Session expiry during {@code enter}: the member's node vanishes with its session, so it no longer counts.
  *       Its {@code enter} throws {@link KeeperException.SessionExpiredException} naming the member node, as soon
  *       as the client has a new session (or {@code ConnectionLossException} if it cannot reconnect in time). The
@@ -95,7 +95,9 @@ import org.slf4j.LoggerFactory;
  *       waiting for the others and does not throw. If it finds itself the last one and {@code ready} is still
  *       there, it removes {@code ready}.</li>
  *   <li>A member that crashes (and never calls {@code leave}) holds the others in {@code leave} until its session
- *       expires; the lowest remaining member then cleans up.</li>
+ *       expires. Whichever member then finds no member node left and {@code ready} still there removes
+ *       {@code ready}, as it does after a member whose {@code leave} failed had its node removed in the
+ *       background: the next round must not find the barrier open.</li>
  * </ul>
  *
  * <p>One instance is one member. {@code enter} and {@code leave} alternate ({@code enter} again after a

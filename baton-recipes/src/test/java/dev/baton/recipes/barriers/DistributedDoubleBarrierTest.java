@@ -33,6 +33,7 @@ class DistributedDoubleBarrierTest {
     static EmbeddedZooKeeperExtension zk = new EmbeddedZooKeeperExtension();
 
     private static final int HORSES = HorseRace.HORSES;
+    private static final long WAIT = 30;
 
     @RegisterExtension
     final TestResources resources = new TestResources(zk);
@@ -240,4 +241,29 @@ class DistributedDoubleBarrierTest {
         assertThat(children(client, "/misuse")).isEmpty();
     }
 
+    @Test
+    void whenTheLastMemberVanishesInLeaveTheOneWaitingOnItRemovesReady() throws Exception {
+        BatonClient one = resources.untrackedClient();
+        BatonClient two = resources.untrackedClient();
+        DistributedDoubleBarrier first = new DistributedDoubleBarrier(one, "/vanish", 2);
+        DistributedDoubleBarrier second = new DistributedDoubleBarrier(two, "/vanish", 2);
+        Future<Boolean> entering = pool.submit(() -> first.enter(WAIT, TimeUnit.SECONDS));
+        assertThat(second.enter(WAIT, TimeUnit.SECONDS)).isTrue();
+        assertThat(entering.get(WAIT, TimeUnit.SECONDS)).isTrue();
+        // Member nodes are random names: the lowest goes last. Its owner crashes; the other leaves first and
+        // waits on it.
+        List<String> members = new ArrayList<>(children(two, "/vanish"));
+        members.remove("ready");
+        members.sort(null);
+        long lowestOwner = two.checkExists().forPath("/vanish/" + members.get(0)).getEphemeralOwner();
+        boolean firstIsLowest = lowestOwner == one.getZooKeeper().getSessionId();
+        BatonClient crashing = firstIsLowest ? one : two;
+        DistributedDoubleBarrier leaving = firstIsLowest ? second : first;
+        BatonClient observer = firstIsLowest ? two : one;
+        Future<Boolean> left = pool.submit(() -> leaving.leave(WAIT, TimeUnit.SECONDS));
+        await().until(() -> children(observer, "/vanish").size() == 2); // ready and the lowest: it waits
+        crashing.close();
+        assertThat(left.get(WAIT, TimeUnit.SECONDS)).isTrue();
+        assertThat(children(observer, "/vanish")).as("ready must not stand for the next round").isEmpty();
+    }
 }
