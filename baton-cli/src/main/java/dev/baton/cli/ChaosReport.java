@@ -125,7 +125,9 @@ record ChaosReport(Map<ChaosRecipe, Verdict> verdicts, Map<FaultKind, Integer> f
      * Blames a violation. Two holders of a lock or a leadership at once: the holders of the older tokens, when
      * each of them was told its session ended after it took the hold, before any reconnection and within one
      * session timeout of the newest grant (its node died with its session, which is how the newest holder got the
-     * grant: they went on believing). A waiter that passed a standing barrier, a double-barrier member whose enter
+     * grant: they went on believing). A token lower than an earlier holder's: its holder, when it was told so of
+     * its session within one session timeout of that grant (it believed a node that died with its session).
+     * A waiter that passed a standing barrier, a double-barrier member whose enter
      * or leave returned before every member had called it: that client (the others are only named). A stale read
      * of a counter: the reader. A queue item taken twice, or consumed by two at once: see
      * {@link #queueItem}. Otherwise every client it involves.
@@ -142,6 +144,9 @@ record ChaosReport(Map<ChaosRecipe, Verdict> verdicts, Map<FaultKind, Integer> f
             }
             case "mutual-exclusion" -> {
                 return staleHolders(violation, involved);
+            }
+            case "fencing-tokens-increase" -> {
+                return staleGrant(violation, involved);
             }
             case "barrier" -> {
                 // Each library decides on its own when its enter or leave returns, from the same member nodes.
@@ -217,6 +222,20 @@ record ChaosReport(Map<ChaosRecipe, Verdict> verdicts, Map<FaultKind, Integer> f
         }
         return holds.size() >= 2 && !stale.isEmpty()
                 ? new Blame(stale, "whose session ended under an older hold they still believed")
+                : new Blame(involved, "");
+    }
+
+    /** A grant whose token is not above an earlier holder's: see {@link #blame}. */
+    private Blame staleGrant(Violation violation, Set<String> involved) {
+        Optional<Event> later = violation.marked().stream()
+                .filter(e -> e.kind() == Kind.ACQUIRED || e.kind() == Kind.BECAME_LEADER)
+                .filter(e -> clients.containsKey(e.client())).max(Comparator.comparingLong(Event::seq));
+        if (later.isEmpty()) {
+            return new Blame(involved, "");
+        }
+        Event grant = later.get();
+        return sessions.endedWithoutReconnecting(grant.client(), grant.seq(), grant.nanos())
+                ? new Blame(Set.of(grant.client()), "whose session ended under the hold its lower token came with")
                 : new Blame(involved, "");
     }
 
