@@ -98,7 +98,7 @@ final class ChaosQueueWorkloads {
      * A queue whose consumer mishandles one item in five: it drops one (never handed to the workload) and puts
      * another back before consuming it (so it is taken twice, the second time perhaps by another consumer while
      * this one still consumes it). Without a lock path the {@code queue-every-item-taken} and
-     * {@code queue-at-most-once} checkers must catch it, with one {@code queue-nothing-lost} and
+     * {@code queue-at-most-once} checkers must catch it; with a lock path, {@code queue-nothing-lost} and
      * {@code queue-exclusive}.
      */
     static ItemQueues broken(ItemQueues real) {
